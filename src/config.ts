@@ -1,0 +1,88 @@
+import os from 'node:os';
+import path from 'node:path';
+
+/** Every environment variable the service reads, parsed and checked once at start. */
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  redisUrl: string | null;
+  logLevel: string;
+  /** Allow requests when the rate-limit store is unreachable instead of answering 503. */
+  rateLimitFailOpen: boolean;
+  authFailuresPerMinute: number;
+  corsOrigins: string[];
+  maxPages: number;
+  maxImagePixels: number;
+  ocrTimeoutMs: number;
+  ocrWorkers: number;
+  ocrQueueMax: number;
+  keepUploads: boolean;
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw.trim());
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function databaseUrl(env: Env): string {
+  const raw = env.DATABASE_URL?.trim();
+  if (!raw) return `sqlite:${path.resolve('data', 'docex.sqlite')}`;
+  if (/^sqlite:/.test(raw) || /^postgres(ql)?:\/\//.test(raw)) return raw;
+  throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres://, got "${raw.replace(/\/\/[^@]*@/, '//***@')}"`);
+}
+
+function redisUrl(env: Env): string | null {
+  const raw = env.REDIS_URL?.trim();
+  if (!raw) return null;
+  if (!/^rediss?:\/\//.test(raw)) throw new ConfigError('REDIS_URL must start with redis:// or rediss://');
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const logLevel = (env.LOG_LEVEL ?? 'info').trim().toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+  const cpus = Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
+  return {
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    host: env.HOST?.trim() || '127.0.0.1',
+    databaseUrl: databaseUrl(env),
+    redisUrl: redisUrl(env),
+    logLevel,
+    rateLimitFailOpen: boolean(env, 'RATE_LIMIT_FAIL_OPEN', false),
+    authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 60, 1, 1_000_000),
+    corsOrigins: (env.CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    maxPages: integer(env, 'MAX_PAGES', 50, 1, 10_000),
+    maxImagePixels: integer(env, 'MAX_IMAGE_PIXELS', 40_000_000, 1, 1_000_000_000),
+    ocrTimeoutMs: integer(env, 'OCR_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    ocrWorkers: integer(env, 'OCR_WORKERS', cpus, 1, 64),
+    ocrQueueMax: integer(env, 'OCR_QUEUE_MAX', 8, 0, 10_000),
+    keepUploads: boolean(env, 'KEEP_UPLOADS', false),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+  };
+}

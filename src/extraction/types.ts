@@ -1,0 +1,47 @@
+/** Plain data passed between the pipeline stages: input -> pages -> text -> layout -> fields. */
+
+export type ContentType = 'application/pdf' | 'image/jpeg' | 'image/png' | 'image/webp';
+
+/** A box as fractions (0-1) of its page's width and height, from the top-left corner. */
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface Word {
+  text: string;
+  /** 0-100; 100 for words from a PDF text layer. */
+  confidence: number;
+  bbox: Box;
+}
+
+export interface Line {
+  text: string;
+  words: Word[];
+  bbox: Box;
+  confidence: number;
+}
+
+export interface PageText {
+  /** From 1. */
+  number: number;
+  /** How the text was obtained. */
+  source: 'text_layer' | 'ocr';
+  lines: Line[];
+}
+
+export interface DocumentText {
+  pages: PageText[];
+}
+
+/** One extracted field before it is numbered and stored. */
+export interface FoundField {
+  field: string;
+  value: string;
+  confidence: number;
+  explanation: string;
+  page?: number;
+  bbox?: Box;
+}
