@@ -351,7 +351,9 @@ export interface components {
              * @description Documented addition. Why a `failed` extraction failed, null otherwise:
              *     `unreadable_document` (corrupt or truncated), `encrypted_document`,
              *     `too_many_pages`, `image_too_large`, `no_text_found`, `ocr_failed`,
-             *     `timeout`, `interrupted`.
+             *     `timeout`, `interrupted`; or, when the request itself was answered
+             *     with an error after the record was created, that error's code
+             *     (`service_unavailable` when the OCR queue was full, `internal_error`).
              * @example null
              */
             error_code?: string | null;
@@ -482,7 +484,7 @@ export interface components {
              * @default right
              * @enum {string}
              */
-            direction: "right" | "below";
+            direction?: "right" | "below";
             type?: components["schemas"]["FieldType"];
             /**
              * @description What to do when a regex matches more than once (default `first`).
@@ -495,7 +497,7 @@ export interface components {
              * @description When true and the field is not found, the template does not fully apply; the explanation says so and generic extraction fills the field.
              * @default true
              */
-            required: boolean;
+            required?: boolean;
             start?: components["schemas"]["RegexList"];
             end?: components["schemas"]["RegexList"];
             line?: components["schemas"]["RegexList"];
@@ -515,11 +517,11 @@ export interface components {
             decimal_separator?: "." | ",";
             languages?: string[];
             /** @default false */
-            remove_whitespace: boolean;
+            remove_whitespace?: boolean;
             /** @default false */
-            remove_accents: boolean;
+            remove_accents?: boolean;
             /** @default false */
-            lowercase: boolean;
+            lowercase?: boolean;
             /** @description Pairs `[pattern, replacement]` applied to the text before matching. */
             replace?: string[][];
         };
@@ -538,7 +540,7 @@ export interface components {
              * @description When several templates match, the highest priority wins; then the workspace's own before built-in ones, then the newest.
              * @default 5
              */
-            priority: number;
+            priority?: number;
             fields: components["schemas"]["TemplateFields"];
             options?: components["schemas"]["TemplateOptions"];
         };

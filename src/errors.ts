@@ -52,6 +52,8 @@ export class DocumentError extends Error {
   constructor(
     readonly code: DocumentErrorCode,
     message: string,
+    /** Pages processed before the failure, which are counted as credits. */
+    readonly pages?: number,
   ) {
     super(message);
     this.name = 'DocumentError';

@@ -1,0 +1,98 @@
+import Koa from 'koa';
+import { OpenAPIBackend, type Context } from 'openapi-backend';
+import type { Config } from './config.js';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+import type { ApiDocument } from './openapi.js';
+import type { Store } from './store/index.js';
+import type { RateLimiter } from './limits/rate-limiter.js';
+import { ApiError, notFound } from './errors.js';
+import { requestId } from './http/request-id.js';
+import { securityHeaders } from './http/security-headers.js';
+import { errorMapper } from './http/errors.js';
+import { observe } from './http/observe.js';
+import { matchRoute } from './http/route.js';
+import { authenticate, requireScopes } from './http/auth.js';
+import { rateLimit } from './http/rate-limit.js';
+import { jsonBody } from './http/body.js';
+import { validationError } from './http/validation.js';
+import './http/context.js';
+import { meHandlers } from './handlers/me.js';
+import { extractionHandlers } from './handlers/extractions.js';
+import { templateHandlers } from './handlers/templates.js';
+import { docsAssets, operationsHandlers, type ReadinessChecks } from './handlers/operations.js';
+import type { ExtractionService } from './services/extractions.js';
+import type { TemplateService } from './services/templates.js';
+
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  document: ApiDocument;
+  store: Store;
+  limiter: RateLimiter;
+  failedAuthLimiter: RateLimiter;
+  extractions: ExtractionService;
+  templates: TemplateService;
+  readiness: ReadinessChecks;
+}
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+/**
+ * The middleware chain: request id -> headers -> errors -> metrics/log -> route -> auth -> limits ->
+ * scopes -> body -> openapi-backend (validation, dispatch by operationId).
+ */
+export async function createApp(deps: AppDeps): Promise<Koa> {
+  const { config, logger, metrics, document, store } = deps;
+
+  const operationHandlers: Record<string, (c: Context, ctx: Koa.Context) => Promise<void>> = {
+    ...meHandlers(),
+    ...extractionHandlers(store, deps.extractions),
+    ...templateHandlers(deps.templates),
+    ...operationsHandlers(document, metrics, deps.readiness),
+  };
+
+  const api = new OpenAPIBackend({
+    definition: document.definition,
+    strict: true,
+    validate: true,
+    coerceTypes: true,
+    handlers: {
+      ...operationHandlers,
+      notFound: async () => {
+        throw notFound('No such route. See /docs for the API reference.');
+      },
+      methodNotAllowed: async (c: Context, ctx: Koa.Context) => {
+        const allowed = METHODS.filter((m) => api.matchOperation({ ...c.request, method: m, headers: {} })).map((m) => m.toUpperCase());
+        throw new ApiError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allowed.join(', ')}.`, { Allow: allowed.join(', ') });
+      },
+      validationFail: async (c: Context) => {
+        throw validationError(c.validation.errors ?? []);
+      },
+    },
+  });
+  await api.init();
+  const missing = api.getOperations().filter((op) => !operationHandlers[op.operationId!]);
+  if (missing.length) throw new Error(`No handler for operations: ${missing.map((op) => op.operationId).join(', ')}`);
+
+  const app = new Koa({ proxy: false });
+  app.silent = true;
+  app.use(requestId);
+  app.use(securityHeaders(config.corsOrigins));
+  app.use(errorMapper(logger));
+  app.use(observe(logger, metrics));
+  app.use(docsAssets);
+  app.use(matchRoute(api));
+  app.use(authenticate(store, deps.failedAuthLimiter, config.authFailuresPerMinute));
+  app.use(rateLimit(deps.limiter, logger, { failOpen: config.rateLimitFailOpen, onRejected: (window) => metrics.rateLimitRejections.inc({ window }) }));
+  app.use(requireScopes);
+  app.use(jsonBody);
+  app.use(async (ctx) => {
+    await api.handleRequest(
+      { method: ctx.method, path: ctx.path, query: ctx.query as Record<string, string | string[]>, headers: ctx.headers as Record<string, string | string[]>, body: ctx.request.body },
+      ctx,
+    );
+  });
+  return app;
+}

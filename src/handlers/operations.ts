@@ -1,0 +1,105 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import type { Context as Ctx, Middleware } from 'koa';
+import type { components } from '../../generated/openapi.js';
+import type { ApiDocument } from '../openapi.js';
+import type { Metrics } from '../metrics.js';
+
+type Readiness = components['schemas']['Readiness'];
+type CheckState = components['schemas']['CheckState'];
+
+export interface ReadinessChecks {
+  database(): Promise<void>;
+  rateLimitStore: (() => Promise<void>) | null;
+  ocrReady(): boolean;
+}
+
+const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+const DOCS_ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png']);
+
+const DOCS_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>docex API reference</title>
+  <link rel="stylesheet" href="/docs/swagger-ui.css">
+  <link rel="icon" href="/docs/favicon-32x32.png">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/docs/swagger-ui-bundle.js"></script>
+  <script src="/docs/swagger-ui-standalone-preset.js"></script>
+  <script src="/docs/init.js"></script>
+</body>
+</html>
+`;
+
+// Inline scripts would need a looser Content-Security-Policy, so the initialiser is served as a file.
+const DOCS_INIT = `window.ui = SwaggerUIBundle({
+  url: '/openapi.json',
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  persistAuthorization: true,
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  layout: 'StandaloneLayout'
+});
+`;
+
+/** Swagger UI's files, from node_modules: nothing is fetched from a CDN. Not part of the API contract. */
+export const docsAssets: Middleware = async (ctx, next) => {
+  const match = /^\/docs\/([\w.-]+)$/.exec(ctx.path);
+  if (ctx.method !== 'GET' || !match) return next();
+  const name = match[1];
+  if (name === 'init.js') {
+    ctx.type = 'application/javascript';
+    ctx.body = DOCS_INIT;
+    return;
+  }
+  if (!DOCS_ASSETS.has(name)) return next();
+  ctx.set('Cache-Control', 'public, max-age=3600');
+  ctx.type = path.extname(name);
+  ctx.body = fs.createReadStream(path.join(swaggerUiDir, name));
+};
+
+async function check(probe: (() => Promise<void>) | null): Promise<CheckState> {
+  if (!probe) return 'not_configured';
+  try {
+    await probe();
+    return 'ok';
+  } catch {
+    return 'unavailable';
+  }
+}
+
+export function operationsHandlers(doc: ApiDocument, metrics: Metrics, checks: ReadinessChecks) {
+  return {
+    async getHealth(_c: unknown, ctx: Ctx) {
+      ctx.body = { status: 'ok' };
+    },
+    async getReadiness(_c: unknown, ctx: Ctx) {
+      const [database, rate_limit_store] = await Promise.all([check(checks.database), check(checks.rateLimitStore)]);
+      const ocr: CheckState = checks.ocrReady() ? 'ok' : 'unavailable';
+      const ready = database !== 'unavailable' && rate_limit_store !== 'unavailable' && ocr === 'ok';
+      const body: Readiness = { status: ready ? 'ok' : 'unavailable', checks: { database, rate_limit_store, ocr } };
+      ctx.status = ready ? 200 : 503;
+      ctx.body = body;
+    },
+    async getMetrics(_c: unknown, ctx: Ctx) {
+      ctx.type = metrics.registry.contentType;
+      ctx.body = await metrics.registry.metrics();
+    },
+    async getOpenApiYaml(_c: unknown, ctx: Ctx) {
+      ctx.type = 'application/yaml';
+      ctx.body = doc.yaml;
+    },
+    async getOpenApiJson(_c: unknown, ctx: Ctx) {
+      ctx.type = 'application/json';
+      ctx.body = doc.json;
+    },
+    async getDocs(_c: unknown, ctx: Ctx) {
+      ctx.type = 'text/html';
+      ctx.body = DOCS_PAGE;
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config.js';
+import { createLogger, type Logger } from './logger.js';
+import { createMetrics } from './metrics.js';
+import { loadApiDocument } from './openapi.js';
+import { openStore, type Store } from './store/index.js';
+import { createRateLimiter, memoryCounters, sqliteCounters, systemClock, type Clock } from './limits/rate-limiter.js';
+import { createPipeline } from './extraction/pipeline.js';
+import { decodeFile } from './extraction/input.js';
+import { extractionService } from './services/extractions.js';
+import { templateService } from './services/templates.js';
+import { bootstrapFirstKey, type FirstKey } from './bootstrap.js';
+import { createApp } from './app.js';
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  store: Store;
+  logger: Logger;
+  firstKey: FirstKey | null;
+  /** Stops accepting, lets in-flight requests finish (bounded by SHUTDOWN_TIMEOUT_MS), then closes everything. */
+  close(): Promise<void>;
+}
+
+export interface ServerOptions {
+  clock?: Clock;
+  logger?: Logger;
+}
+
+/** The composition root: builds every module from the configuration and starts listening. */
+export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const store = await openStore(config.databaseUrl);
+  const interrupted = await store.extractions.failInterrupted();
+  if (interrupted > 0) logger.warn({ count: interrupted }, 'marked extractions interrupted by a previous stop as failed');
+  const firstKey = await bootstrapFirstKey(store);
+
+  const metrics = createMetrics();
+  const clock = options.clock ?? systemClock;
+  const counters = store.dialect === 'sqlite' ? await sqliteCounters(store.db) : memoryCounters();
+  const limiter = createRateLimiter(counters, clock);
+  const failedAuthLimiter = createRateLimiter(memoryCounters(), clock);
+  const pipeline = createPipeline(config, {
+    onExtraction: ({ fileType, path, ms }) => metrics.extractionDuration.observe({ file_type: fileType, path }, ms / 1000),
+  });
+  metrics.ocrQueueDepth.collect = function collect() {
+    this.set(pipeline.queueDepth());
+  };
+  const templates = templateService(store);
+  const extractions = extractionService({
+    store,
+    config,
+    logger,
+    templates: templates.applier,
+    extractor: { decode: (body) => decodeFile(body), extract: (file) => pipeline.extract(file) },
+  });
+
+  const app = await createApp({
+    config,
+    logger,
+    metrics,
+    document: loadApiDocument(),
+    store,
+    limiter,
+    failedAuthLimiter,
+    extractions,
+    templates,
+    readiness: { database: () => store.ping(), rateLimitStore: null, ocrReady: () => pipeline.ready() },
+  });
+
+  const server = http.createServer(app.callback());
+  // Large uploads on slow links must not be cut off by Node's default 5-minute request timeout either.
+  server.requestTimeout = 10 * 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  logger.info({ url, database: store.dialect }, 'docex listening');
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    port,
+    store,
+    logger,
+    firstKey,
+    close() {
+      closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+        await stopped;
+        clearTimeout(timer);
+        await pipeline.close();
+        await store.close();
+        logger.info('docex stopped');
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import type { Db } from './db.js';
+import { newId } from '../ids.js';
+import { generateKey, hashKey, hashesEqual, keyPrefix } from '../auth/keys.js';
+import type { components } from '../../generated/openapi.js';
+
+export type Scope = components['schemas']['Scope'];
+
+export interface ApiKeyRecord {
+  id: string;
+  workspace_id: string;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  created_at: string;
+  revoked_at: string | null;
+}
+
+interface Row extends Omit<ApiKeyRecord, 'scopes'> {
+  hash: string;
+  scopes: string;
+}
+
+const fromRow = ({ hash: _hash, scopes, ...rest }: Row): ApiKeyRecord => ({ ...rest, scopes: JSON.parse(scopes) as Scope[] });
+
+export function apiKeysRepository(db: Db) {
+  const table = () => db<Row>('api_keys');
+  return {
+    /** Creates a key and returns its secret, which is not stored and cannot be shown again. */
+    async create(input: { workspace_id: string; name: string; scopes: Scope[] }): Promise<{ key: ApiKeyRecord; secret: string }> {
+      const secret = generateKey();
+      const row: Row = {
+        id: newId('key'),
+        workspace_id: input.workspace_id,
+        name: input.name,
+        prefix: keyPrefix(secret),
+        hash: hashKey(secret),
+        scopes: JSON.stringify(input.scopes),
+        created_at: new Date().toISOString(),
+        revoked_at: null,
+      };
+      await table().insert(row);
+      return { key: fromRow(row), secret };
+    },
+    /** The active key whose secret this is, if any (revoked keys and keys of deleted workspaces are not returned). */
+    async findBySecret(secret: string): Promise<ApiKeyRecord | undefined> {
+      const hash = hashKey(secret);
+      const row = await table()
+        .join('workspaces', 'workspaces.id', 'api_keys.workspace_id')
+        .where('api_keys.hash', hash)
+        .whereNull('api_keys.revoked_at')
+        .whereNull('workspaces.deleted_at')
+        .first('api_keys.*');
+      if (!row || !hashesEqual(row.hash, hash)) return undefined;
+      return fromRow(row);
+    },
+    async get(id: string): Promise<ApiKeyRecord | undefined> {
+      const row = await table().where({ id }).first();
+      return row && fromRow(row);
+    },
+    async listByWorkspace(workspace_id: string): Promise<ApiKeyRecord[]> {
+      return (await table().where({ workspace_id }).orderBy('id')).map(fromRow);
+    },
+    async revoke(id: string): Promise<ApiKeyRecord | undefined> {
+      await table().where({ id }).whereNull('revoked_at').update({ revoked_at: new Date().toISOString() });
+      return this.get(id);
+    },
+  };
+}
+
+export type ApiKeysRepository = ReturnType<typeof apiKeysRepository>;

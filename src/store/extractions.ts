@@ -1,0 +1,108 @@
+import type { Db } from './db.js';
+import type { components } from '../../generated/openapi.js';
+
+type ExtractionField = components['schemas']['ExtractionField'];
+export type Extraction = components['schemas']['Extraction'];
+
+export interface ExtractionRecord {
+  id: string;
+  workspace_id: string;
+  status: Extraction['status'];
+  file_name: string;
+  file_type: Extraction['file_type'];
+  template_id: string | null;
+  source: Extraction['source'];
+  confidence: number | null;
+  credits_used: number;
+  pages: number;
+  fields: ExtractionField[];
+  error_code: string | null;
+  error_message: string | null;
+  created_at: string;
+  completed_at: string | null;
+  request_id: string | null;
+}
+
+interface Row extends Omit<ExtractionRecord, 'fields'> {
+  fields: string;
+  upload: Buffer | null;
+}
+
+const fromRow = ({ upload: _upload, fields, ...rest }: Row): ExtractionRecord => ({
+  ...rest,
+  fields: JSON.parse(fields) as ExtractionField[],
+});
+
+/**
+ * The API representation: `data` is derived from `fields`, never stored twice. `requestId` is the
+ * id of the request being answered (absent for items of a list).
+ */
+export function toExtraction(r: ExtractionRecord, requestId?: string): Extraction {
+  const data: Record<string, string> = {};
+  for (const f of r.fields) if (!(f.field in data)) data[f.field] = f.value;
+  const { workspace_id: _ws, request_id: _created_by, ...rest } = r;
+  return { ...rest, data, ...(requestId ? { request_id: requestId } : {}) };
+}
+
+export type ExtractionOutcome =
+  | { status: 'completed'; template_id: string | null; confidence: number; pages: number; credits_used: number; fields: ExtractionField[] }
+  | { status: 'failed'; error_code: string; error_message: string; pages: number; credits_used: number };
+
+export function extractionsRepository(db: Db) {
+  const table = () => db<Row>('extractions');
+  return {
+    async create(
+      input: Pick<ExtractionRecord, 'id' | 'workspace_id' | 'file_name' | 'file_type' | 'template_id' | 'source' | 'request_id'>,
+      upload: Buffer | null,
+    ): Promise<ExtractionRecord> {
+      const row: Row = {
+        ...input,
+        status: 'processing',
+        confidence: null,
+        credits_used: 0,
+        pages: 0,
+        fields: '[]',
+        error_code: null,
+        error_message: null,
+        created_at: new Date().toISOString(),
+        completed_at: null,
+        upload,
+      };
+      await table().insert(row);
+      return fromRow(row);
+    },
+    async finish(id: string, outcome: ExtractionOutcome): Promise<void> {
+      const completed_at = new Date().toISOString();
+      const changes: Partial<Row> =
+        outcome.status === 'completed'
+          ? { ...outcome, fields: JSON.stringify(outcome.fields), completed_at }
+          : { ...outcome, completed_at };
+      await table().where({ id, status: 'processing' }).update(changes);
+    },
+    async get(workspace_id: string, id: string): Promise<ExtractionRecord | undefined> {
+      const row = await table().where({ id, workspace_id }).first();
+      return row && fromRow(row);
+    },
+    /** Newest first; `startingAfter` is the last id of the previous page. */
+    async list(workspace_id: string, limit: number, startingAfter?: string): Promise<{ rows: ExtractionRecord[]; hasMore: boolean }> {
+      const q = table().where({ workspace_id }).orderBy('id', 'desc').limit(limit + 1);
+      if (startingAfter) q.andWhere('id', '<', startingAfter);
+      const rows = (await q).map(fromRow);
+      return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
+    },
+    /** Marks extractions left `processing` by a crash as failed; returns how many there were. */
+    async failInterrupted(): Promise<number> {
+      return table()
+        .where({ status: 'processing' })
+        .update({
+          status: 'failed',
+          error_code: 'interrupted',
+          error_message: 'The server stopped while this extraction was processing. Send the document again.',
+          completed_at: new Date().toISOString(),
+          upload: null,
+        });
+    },
+  };
+}
+
+export type ExtractionsRepository = ReturnType<typeof extractionsRepository>;

@@ -1,0 +1,78 @@
+import type { Knex } from 'knex';
+import type { Db } from './db.js';
+
+interface Migration {
+  up(db: Knex): Promise<void>;
+  down(db: Knex): Promise<void>;
+}
+
+/** Migrations live in code so that the same list runs on SQLite and PostgreSQL from source, without a build step. */
+const MIGRATIONS: Record<string, Migration> = {
+  '001_initial': {
+    async up(db) {
+      await db.schema.createTable('workspaces', (t) => {
+        t.string('id', 40).primary();
+        t.string('name', 200).notNullable();
+        t.string('plan', 20).notNullable();
+        t.integer('per_minute').nullable();
+        t.integer('per_day').nullable();
+        t.string('created_at', 30).notNullable();
+        t.string('deleted_at', 30).nullable();
+      });
+      await db.schema.createTable('api_keys', (t) => {
+        t.string('id', 40).primary();
+        t.string('workspace_id', 40).notNullable().references('id').inTable('workspaces');
+        t.string('name', 200).notNullable();
+        t.string('prefix', 20).notNullable();
+        t.string('hash', 64).notNullable().unique();
+        t.text('scopes').notNullable();
+        t.string('created_at', 30).notNullable();
+        t.string('revoked_at', 30).nullable();
+        t.index(['workspace_id']);
+      });
+      await db.schema.createTable('extractions', (t) => {
+        t.string('id', 40).primary();
+        t.string('workspace_id', 40).notNullable().references('id').inTable('workspaces');
+        t.string('status', 20).notNullable();
+        t.string('file_name', 1024).notNullable();
+        t.string('file_type', 40).notNullable();
+        t.string('template_id', 80).nullable();
+        t.string('source', 10).notNullable();
+        t.integer('confidence').nullable();
+        t.integer('credits_used').notNullable().defaultTo(0);
+        t.integer('pages').notNullable().defaultTo(0);
+        t.text('fields').notNullable();
+        t.string('error_code', 40).nullable();
+        t.text('error_message').nullable();
+        t.string('created_at', 30).notNullable();
+        t.string('completed_at', 30).nullable();
+        t.string('request_id', 40).nullable();
+        t.binary('upload').nullable();
+        t.index(['workspace_id', 'id']);
+        t.index(['status']);
+      });
+      await db.schema.createTable('templates', (t) => {
+        t.string('id', 80).primary();
+        t.string('workspace_id', 40).notNullable().references('id').inTable('workspaces');
+        t.text('body').notNullable();
+        t.integer('priority').notNullable();
+        t.string('created_at', 30).notNullable();
+        t.string('updated_at', 30).notNullable();
+        t.index(['workspace_id', 'id']);
+      });
+    },
+    async down(db) {
+      for (const table of ['templates', 'extractions', 'api_keys', 'workspaces']) await db.schema.dropTableIfExists(table);
+    },
+  },
+};
+
+const source: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(MIGRATIONS).sort(),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => MIGRATIONS[name],
+};
+
+export async function migrate(db: Db): Promise<void> {
+  await db.migrate.latest({ migrationSource: source });
+}
