@@ -45,3 +45,23 @@ export interface FoundField {
   page?: number;
   bbox?: Box;
 }
+
+/** A page image for OCR: 8-bit grayscale, encoded as binary PGM (P5), which needs no compression work. */
+export interface GrayImage {
+  width: number;
+  height: number;
+  pgm: Buffer;
+}
+
+/** A label and the value that belongs to it, found by their positions on one page. */
+export interface LabelValue {
+  label: string;
+  value: string;
+  /** Where the value sits relative to its label. */
+  position: 'right' | 'below';
+  page: number;
+  valueWords: Word[];
+  valueBox: Box;
+  /** Mean confidence of the label's and value's words, 0-100. */
+  confidence: number;
+}
