@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import { OpenAPIBackend, type Context } from 'openapi-backend';
+import ajvFormats from 'ajv-formats';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
@@ -58,6 +59,7 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
     strict: true,
     validate: true,
     coerceTypes: true,
+    customizeAjv: (ajv) => ajvFormats.default(ajv, ['date-time', 'email', 'uri']),
     handlers: {
       ...operationHandlers,
       notFound: async () => {
@@ -67,11 +69,17 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
         const allowed = METHODS.filter((m) => api.matchOperation({ ...c.request, method: m, headers: {} })).map((m) => m.toUpperCase());
         throw new ApiError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allowed.join(', ')}.`, { Allow: allowed.join(', ') });
       },
+      unauthorizedHandler: async () => {
+        throw new ApiError('unauthorized', 'Invalid or revoked API key.', { 'WWW-Authenticate': 'Bearer realm="docex"' });
+      },
       validationFail: async (c: Context) => {
         throw validationError(c.validation.errors ?? []);
       },
     },
   });
+  // Authentication already ran as middleware (it must precede body parsing and rate limiting);
+  // openapi-backend only needs to know whether it succeeded.
+  api.registerSecurityHandler('bearerAuth', (_c: Context, ctx: Koa.Context) => ctx.state.principal !== undefined);
   await api.init();
   const missing = api.getOperations().filter((op) => !operationHandlers[op.operationId!]);
   if (missing.length) throw new Error(`No handler for operations: ${missing.map((op) => op.operationId).join(', ')}`);
