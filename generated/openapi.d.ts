@@ -212,7 +212,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document, as YAML */
+        /**
+         * This document, as YAML
+         * @description The OpenAPI 3.0 document the server validates requests against, as written; feed it to a client generator.
+         */
         get: operations["getOpenApiYaml"];
         put?: never;
         post?: never;
@@ -229,7 +232,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document, as JSON */
+        /**
+         * This document, as JSON
+         * @description The same OpenAPI 3.0 document as `/openapi.yaml`, as JSON; the `/docs` page renders it.
+         */
         get: operations["getOpenApiJson"];
         put?: never;
         post?: never;

@@ -16,7 +16,7 @@ export interface ReadinessChecks {
 }
 
 const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-const DOCS_ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png']);
+const DOCS_ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png']);
 
 const DOCS_PAGE = `<!doctype html>
 <html lang="en">
@@ -29,21 +29,29 @@ const DOCS_PAGE = `<!doctype html>
 <body>
   <div id="swagger-ui"></div>
   <script src="/docs/swagger-ui-bundle.js"></script>
-  <script src="/docs/swagger-ui-standalone-preset.js"></script>
   <script src="/docs/init.js"></script>
 </body>
 </html>
 `;
 
 // Inline scripts would need a looser Content-Security-Policy, so the initialiser is served as a file.
-const DOCS_INIT = `window.ui = SwaggerUIBundle({
-  url: '/openapi.json',
-  dom_id: '#swagger-ui',
-  deepLinking: true,
-  persistAuthorization: true,
-  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-  layout: 'StandaloneLayout'
-});
+// "Try it out" sends requests to the document's first server; the page's own origin is put first so
+// they reach the server that served the page, whatever its host and port.
+const DOCS_INIT = `fetch('/openapi.json')
+  .then(function (response) { return response.json(); })
+  .then(function (spec) {
+    var here = window.location.origin;
+    var others = (spec.servers || []).filter(function (server) { return server.url !== here; });
+    spec.servers = [{ url: here, description: 'This server' }].concat(others);
+    window.ui = SwaggerUIBundle({
+      spec: spec,
+      dom_id: '#swagger-ui',
+      deepLinking: true,
+      persistAuthorization: true,
+      presets: [SwaggerUIBundle.presets.apis],
+      layout: 'BaseLayout'
+    });
+  });
 `;
 
 /** Swagger UI's files, from node_modules: nothing is fetched from a CDN. Not part of the API contract. */
