@@ -17,8 +17,11 @@ export interface Word {
   bbox: Box;
 }
 
+/** A run of words on one visual row; a wide gap (a column break) starts a new line on the same row. */
 export interface Line {
   text: string;
+  /** The visual row of the page the line sits on, from 0 top to bottom; lines of one row share it. */
+  row: number;
   words: Word[];
   bbox: Box;
   confidence: number;

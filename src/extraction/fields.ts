@@ -1,0 +1,392 @@
+import { CANONICAL_FIELDS, type CanonicalField, type ValueKind, fieldsForLabel, isKnownLabel, normaliseLabel } from './labels.js';
+import { findPairs, union } from './layout.js';
+import { currencyOf, dateOrderOf, type DateOrder, ibanValid, parseAmount, parseDate, snakeCase } from './normalise.js';
+import { documentText } from './text.js';
+import type { Box, DocumentText, FoundField, LabelValue, Line, Word } from './types.js';
+
+interface ReadValue {
+  value: string;
+  /** 0-1: how sure the reading is, apart from OCR confidence. */
+  quality: number;
+  note?: string;
+}
+
+interface Candidate extends FoundField {
+  position?: LabelValue['position'];
+  /** For ranking totals: the amount as a number. */
+  amount?: number;
+}
+
+const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b/g;
+const EMAIL = /[A-Z0-9._%+-]+@[A-Z0-9-]+(?:\.[A-Z0-9-]+)*\.[A-Z]{2,}/gi;
+const PHONE = /\+?\(?\d[\d\s().\/-]{5,}\d/;
+const INTERNATIONAL_PHONE = /\+\d{1,3}[\s().\/-]*\d[\d\s().\/-]{5,}\d/g;
+const TITLE = /^(?:tax |commercial |proforma |pro forma )?(?:invoice|receipt|rechnung|facture|factura|fattura|factuur|bill|quote|quotation|estimate|statement|credit note|gutschrift|devis|angebot|lieferschein|delivery note|quittung|kassenbon)\b/i;
+const COMPANY_SUFFIX = /\b(?:GmbH|AG|KG|UG|Ltd|Limited|Inc|LLC|LLP|plc|Corp|Corporation|Co|SA|SAS|SARL|S\.?A\.?|BV|B\.V\.|NV|SRL|S\.r\.l\.|SpA|AB|AS|A\/S|Oy|Pty|GbR|e\.K\.)\.?(?!\w)/;
+const IBAN_ANYWHERE = new RegExp(IBAN.source);
+const EMAIL_ANYWHERE = new RegExp(EMAIL.source, 'i');
+const WEB = /\bwww\.|https?:\/\/|\.(?:com|de|fr|org|net|io|co\.uk)\b/i;
+
+function readValue(kind: ValueKind, text: string, order: DateOrder): ReadValue | null {
+  const raw = text.replace(/\s+/g, ' ').trim();
+  switch (kind) {
+    case 'date': {
+      const date = parseDate(raw, order);
+      if (!date) return null;
+      return date.ambiguous
+        ? { value: date.value, quality: 0.8, note: `day and month could be swapped; read ${order}` }
+        : { value: date.value, quality: 1 };
+    }
+    case 'amount': {
+      if (!/\d/.test(raw) || parseDate(raw)) return null;
+      const amount = parseAmount(raw);
+      return amount ? { value: amount.value, quality: 1 } : null;
+    }
+    case 'id': {
+      const token = raw.replace(/^[#:.\s]+/, '').split(' ')[0]!.replace(/[.,;]$/, '');
+      if (!/\d/.test(token) || !/^[\p{L}\p{N}][\p{L}\p{N}\-/._]{0,39}$/u.test(token) || parseDate(token)) return null;
+      return { value: token, quality: 1 };
+    }
+    case 'name': {
+      const letters = raw.replace(/[^\p{L}]/gu, '').length;
+      if (letters < 2 || raw.length > 100 || isKnownLabel(raw)) return null;
+      return { value: raw, quality: 1 };
+    }
+    case 'currency': {
+      const code = currencyOf(raw);
+      return code ? { value: code, quality: 1 } : null;
+    }
+    case 'tax_id': {
+      const compact = raw.replace(/[\s]/g, '').toUpperCase();
+      const digits = compact.replace(/\D/g, '').length;
+      if (!/^[A-Z]{0,4}[0-9][0-9A-Z\-/.]{4,18}$/.test(compact) || digits < 6 || /^\d+[.,]\d{2}$/.test(compact)) return null;
+      return { value: compact, quality: 1 };
+    }
+    case 'iban': {
+      const compact = raw.replace(/\s+/g, '').toUpperCase();
+      if (!ibanValid(compact)) return null;
+      return { value: compact, quality: 1, note: 'checksum valid' };
+    }
+    case 'email': {
+      const email = raw.match(EMAIL)?.[0];
+      return email ? { value: email.toLowerCase(), quality: 1 } : null;
+    }
+    case 'phone': {
+      const phone = raw.match(PHONE)?.[0];
+      const digits = phone?.replace(/\D/g, '').length ?? 0;
+      if (!phone || digits < 6 || digits > 15) return null;
+      return { value: phone.replace(/\s+/g, ' ').trim(), quality: 1 };
+    }
+  }
+}
+
+function confidence(base: number, quality: number, textConfidence: number): number {
+  return Math.round(Math.max(0, Math.min(100, base * quality * (textConfidence / 100))));
+}
+
+function labelExplanation(pair: LabelValue, note?: string): string {
+  const where = pair.position === 'right' ? 'value to the right' : 'value below';
+  return `label '${pair.label}' on page ${pair.page}, ${where}${note ? ` (${note})` : ''}`;
+}
+
+/** The words of `line` that hold the characters from `start` to `end` of its text. */
+function wordsAt(line: Line, start: number, end: number): Word[] {
+  const words: Word[] = [];
+  let offset = 0;
+  for (const word of line.words) {
+    const wordEnd = offset + word.text.length;
+    if (wordEnd > start && offset < end) words.push(word);
+    offset = wordEnd + 1;
+  }
+  return words.length ? words : line.words;
+}
+
+function meanConfidence(words: Word[]): number {
+  return words.reduce((sum, w) => sum + w.confidence, 0) / (words.length || 1);
+}
+
+interface Located {
+  page: number;
+  line: Line;
+}
+
+function allLines(doc: DocumentText): Located[] {
+  return doc.pages.flatMap((page) => page.lines.map((line) => ({ page: page.number, line })));
+}
+
+function patternField(field: CanonicalField, located: Located, match: RegExpMatchArray, value: string, base: number, explanation: string): Candidate {
+  const words = wordsAt(located.line, match.index!, match.index! + match[0].length);
+  return {
+    field,
+    value,
+    confidence: confidence(base, 1, meanConfidence(words)),
+    explanation,
+    page: located.page,
+    bbox: union(words.map((w) => w.bbox)),
+  };
+}
+
+function findIban(lines: Located[]): Candidate | null {
+  for (const located of lines) {
+    for (const match of located.line.text.matchAll(IBAN)) {
+      const compact = match[0].replace(/\s+/g, '');
+      if (ibanValid(compact)) return patternField('iban', located, match, compact, 90, `IBAN pattern on page ${located.page} (checksum valid)`);
+    }
+  }
+  return null;
+}
+
+function findEmail(lines: Located[], excluded: (l: Located) => boolean): Candidate | null {
+  for (const located of lines) {
+    if (excluded(located)) continue;
+    for (const match of located.line.text.matchAll(EMAIL)) {
+      return patternField('email', located, match, match[0].toLowerCase(), 85, `e-mail address pattern on page ${located.page}`);
+    }
+  }
+  return null;
+}
+
+function findPhone(lines: Located[], excluded: (l: Located) => boolean): Candidate | null {
+  for (const located of lines) {
+    if (excluded(located) || IBAN_ANYWHERE.test(located.line.text)) continue;
+    for (const match of located.line.text.matchAll(INTERNATIONAL_PHONE)) {
+      const digits = match[0].replace(/\D/g, '').length;
+      if (digits >= 8 && digits <= 15) {
+        return patternField('phone', located, match, match[0].replace(/\s+/g, ' ').trim(), 70, `international phone number pattern on page ${located.page}`);
+      }
+    }
+  }
+  return null;
+}
+
+function isAddressOrContact(text: string): boolean {
+  return EMAIL_ANYWHERE.test(text) || WEB.test(text) || PHONE.test(text) || /[:：]/.test(text) || IBAN_ANYWHERE.test(text);
+}
+
+/**
+ * The vendor is usually the most prominent name at the top of the first page: the tallest text
+ * in the top part of the page that is not a document title, a label, the customer's block or
+ * contact details. A legal-form suffix (GmbH, Ltd, Inc ...) makes a line more likely.
+ */
+function findVendor(doc: DocumentText, excluded: (l: Located) => boolean): { name: Candidate; line: Line } | null {
+  const first = doc.pages[0];
+  if (!first) return null;
+  let best: { score: number; line: Line } | null = null;
+  for (const line of first.lines) {
+    if (line.bbox.y > 0.4) continue;
+    const text = line.text.trim();
+    const letters = text.replace(/[^\p{L}]/gu, '').length;
+    if (letters < 3 || line.words.length > 8 || TITLE.test(text) || isKnownLabel(text.replace(/[:：]$/, ''))) continue;
+    if (isAddressOrContact(text) || parseDate(text) || /^\d/.test(text) || excluded({ page: first.number, line })) continue;
+    if (/^[\d\s.,€$£%-]+$/.test(text)) continue;
+    const score = line.bbox.height * (COMPANY_SUFFIX.test(text) ? 1.4 : 1) * (1 - 0.5 * line.bbox.y);
+    if (!best || score > best.score) best = { score, line };
+  }
+  if (!best) return null;
+  const { line } = best;
+  return {
+    line,
+    name: {
+      field: 'vendor_name',
+      value: line.text.trim(),
+      confidence: confidence(COMPANY_SUFFIX.test(line.text) ? 75 : 60, 1, line.confidence),
+      explanation: `most prominent line at the top of page ${first.number} (no vendor label)`,
+      page: first.number,
+      bbox: line.bbox,
+    },
+  };
+}
+
+/** The address block: up to three lines directly under the vendor name, aligned with it. */
+function findAddress(doc: DocumentText, pageNumber: number, vendorLine: Line): Candidate | null {
+  const page = doc.pages.find((p) => p.number === pageNumber);
+  if (!page) return null;
+  const block: Line[] = [];
+  let previous = vendorLine;
+  for (const line of page.lines) {
+    if (line.row <= vendorLine.row || block.length >= 3) continue;
+    const aligned = Math.abs(line.bbox.x - vendorLine.bbox.x) < 0.03;
+    const close = line.bbox.y - (previous.bbox.y + previous.bbox.height) < 1.6 * previous.bbox.height;
+    if (!aligned) continue;
+    if (!close || isAddressOrContact(line.text) || isKnownLabel(line.text) || TITLE.test(line.text)) break;
+    block.push(line);
+    previous = line;
+  }
+  if (!block.length) return null;
+  return {
+    field: 'vendor_address',
+    value: block.map((l) => l.text.trim()).join(', '),
+    confidence: confidence(65, 1, meanConfidence(block.flatMap((l) => l.words))),
+    explanation: `${block.length} line${block.length > 1 ? 's' : ''} under the vendor name on page ${pageNumber}`,
+    page: pageNumber,
+    bbox: union(block.map((l) => l.bbox)),
+  };
+}
+
+function firstDate(lines: Located[], order: DateOrder, skip: Set<string>): Candidate | null {
+  for (const located of lines) {
+    const date = parseDate(located.line.text, order);
+    if (!date || skip.has(date.value)) continue;
+    const start = located.line.text.indexOf(date.matched);
+    const words = wordsAt(located.line, start, start + date.matched.length);
+    return {
+      field: 'invoice_date',
+      value: date.value,
+      confidence: confidence(55, date.ambiguous ? 0.8 : 1, meanConfidence(words)),
+      explanation: `first date on page ${located.page} (no date label)`,
+      page: located.page,
+      bbox: union(words.map((w) => w.bbox)),
+    };
+  }
+  return null;
+}
+
+/** Totals: a value beside its label beats one below it (a column header), then the largest amount wins (a grand total beats a balance due). */
+function better(field: CanonicalField, current: Candidate, challenger: Candidate): boolean {
+  if (current.position !== challenger.position) return challenger.position === 'right';
+  if (field === 'total_amount') return (challenger.amount ?? 0) > (current.amount ?? 0);
+  return false;
+}
+
+function otherValue(text: string, order: DateOrder): string {
+  const raw = text.replace(/\s+/g, ' ').trim();
+  const date = parseDate(raw, order);
+  if (date && date.matched.length >= raw.length - 1) return date.value;
+  if (/^(?:[A-Z]{3}|[^\p{L}\d\s]{1,3})?\s?-?\d[\d.,' ]*[.,]\d{2}\s?(?:[A-Z]{3}|[^\p{L}\d\s]{1,3})?$/u.test(raw)) {
+    const amount = parseAmount(raw);
+    if (amount) return amount.value;
+  }
+  return raw;
+}
+
+/**
+ * Reads the canonical invoice/receipt fields and every other labelled value from a document.
+ * Labelled values come first; patterns (IBAN, e-mail, phone, currency) and layout heuristics
+ * (vendor name and address) fill what no label gave.
+ */
+export function extractFields(doc: DocumentText): FoundField[] {
+  const text = documentText(doc);
+  const order = dateOrderOf(text);
+  const pairs = doc.pages.flatMap((page) => findPairs(page, isKnownLabel));
+  const lines = allLines(doc);
+  const found = new Map<CanonicalField, Candidate>();
+  const others: FoundField[] = [];
+  const otherNames = new Set<string>(CANONICAL_FIELDS);
+
+  for (const pair of pairs) {
+    const targets = fieldsForLabel(pair.label);
+    for (const { field, kind } of targets) {
+      const read = readValue(kind, pair.value, order);
+      if (!read) continue;
+      const base = pair.position === 'right' ? 95 : 90;
+      const candidate: Candidate = {
+        field,
+        value: read.value,
+        confidence: confidence(base, read.quality, pair.confidence),
+        explanation: labelExplanation(pair, read.note),
+        page: pair.page,
+        bbox: pair.valueBox,
+        position: pair.position,
+        ...(kind === 'amount' ? { amount: Number(read.value) } : {}),
+      };
+      const current = found.get(field);
+      if (!current || better(field, current, candidate)) found.set(field, candidate);
+      break;
+    }
+    if (targets.length || normaliseLabel(pair.label).replace(/[^\p{L}]/gu, '').length < 2 || pair.label.length > 40) continue;
+    let name = snakeCase(pair.label);
+    if (!name) continue;
+    if (CANONICAL_FIELDS.includes(name as CanonicalField)) name = `${name}_2`;
+    if (otherNames.has(name)) continue;
+    otherNames.add(name);
+    others.push({
+      field: name,
+      value: otherValue(pair.value, order),
+      confidence: confidence(pair.position === 'right' ? 85 : 80, 1, pair.confidence),
+      explanation: labelExplanation(pair),
+      page: pair.page,
+      bbox: pair.valueBox,
+    });
+  }
+
+  const customer = found.get('customer_name');
+  const inCustomerBlock = (l: Located): boolean => {
+    if (!customer?.bbox || l.page !== customer.page) return false;
+    const b: Box = customer.bbox;
+    const overlaps = l.line.bbox.x < b.x + Math.max(b.width, 0.2) && l.line.bbox.x + l.line.bbox.width > b.x;
+    return overlaps && l.line.bbox.y >= b.y - 0.01 && l.line.bbox.y < b.y + 0.15;
+  };
+
+  if (!found.has('iban')) {
+    const iban = findIban(lines);
+    if (iban) found.set('iban', iban);
+  }
+  if (!found.has('email')) {
+    const email = findEmail(lines, inCustomerBlock);
+    if (email) found.set('email', email);
+  }
+  if (!found.has('phone')) {
+    const phone = findPhone(lines, inCustomerBlock);
+    if (phone) found.set('phone', phone);
+  }
+  if (!found.has('vendor_name')) {
+    const vendor = findVendor(doc, inCustomerBlock);
+    if (vendor) {
+      found.set('vendor_name', vendor.name);
+      if (!found.has('vendor_address')) {
+        const address = findAddress(doc, vendor.name.page!, vendor.line);
+        if (address) found.set('vendor_address', address);
+      }
+    }
+  }
+  if (!found.has('invoice_date')) {
+    const skip = new Set([found.get('due_date')?.value].filter((v): v is string => !!v));
+    const date = firstDate(lines, order, skip);
+    if (date) found.set('invoice_date', date);
+  }
+  if (!found.has('currency')) {
+    const currency = findCurrency(found, pairs, text);
+    if (currency) found.set('currency', currency);
+  }
+
+  const canonical = CANONICAL_FIELDS.flatMap((field) => {
+    const c = found.get(field);
+    if (!c) return [];
+    const { position: _position, amount: _amount, ...field_ } = c;
+    return [field_];
+  });
+  return [...canonical, ...others];
+}
+
+/** The currency next to the total (or another amount) first, else the one the document names most often. */
+function findCurrency(found: Map<CanonicalField, Candidate>, pairs: LabelValue[], text: string): Candidate | null {
+  for (const field of ['total_amount', 'subtotal', 'tax_amount'] as const) {
+    const amount = found.get(field);
+    if (!amount) continue;
+    const pair = pairs.find((p) => p.page === amount.page && p.valueBox === amount.bbox);
+    const code = pair ? currencyOf(pair.value) : null;
+    if (pair && code) {
+      return {
+        field: 'currency',
+        value: code,
+        confidence: confidence(90, 1, pair.confidence),
+        explanation: `currency written with the ${field.replace('_', ' ')} on page ${pair.page}`,
+        page: pair.page,
+        bbox: pair.valueBox,
+      };
+    }
+  }
+  const counts = new Map<string, number>();
+  for (const line of text.split(/[\n\f\t]/)) {
+    const code = currencyOf(line);
+    if (code) counts.set(code, (counts.get(code) ?? 0) + 1);
+  }
+  const [code, count] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0] ?? [];
+  if (!code) return null;
+  return {
+    field: 'currency',
+    value: code,
+    confidence: counts.size === 1 ? 75 : 55,
+    explanation: `currency named on ${count} line${count === 1 ? '' : 's'} of the document (no currency next to the total)`,
+  };
+}

@@ -1,0 +1,120 @@
+/** The canonical invoice and receipt fields and the label phrases (in several languages) that introduce them. */
+
+export const CANONICAL_FIELDS = [
+  'invoice_number',
+  'invoice_date',
+  'due_date',
+  'vendor_name',
+  'vendor_address',
+  'customer_name',
+  'subtotal',
+  'tax_amount',
+  'total_amount',
+  'currency',
+  'purchase_order',
+  'vendor_tax_id',
+  'iban',
+  'email',
+  'phone',
+] as const;
+
+export type CanonicalField = (typeof CANONICAL_FIELDS)[number];
+
+/** How a field's value is read and normalised. */
+export type ValueKind = 'id' | 'date' | 'name' | 'amount' | 'currency' | 'tax_id' | 'iban' | 'email' | 'phone';
+
+/**
+ * Label patterns over the normalised label (see `normaliseLabel`): lower case, percentages,
+ * dots and hyphens removed, and every "number"/"Nr."/"#"/"N°" spelled "no".
+ */
+const LABELS: { field: CanonicalField; kind: ValueKind; pattern: RegExp }[] = [
+  {
+    field: 'invoice_number',
+    kind: 'id',
+    pattern:
+      /^(?:(?:invoice|inv|bill|receipt|rechnung|rechnungs|facture|factura|fattura|beleg|document|doc|factuur|quittung) ?no|invoice id|invoice ref(?:erence)?|rechnungsnummer|rechnungsnr|belegnummer|belegnr|no de (?:la )?facture|no de factura|no (?:della )?fattura|factuurnummer)$/u,
+  },
+  {
+    field: 'invoice_date',
+    kind: 'date',
+    pattern:
+      /^(?:(?:invoice|receipt|issue|billing|document|bill|tax) date|date|date of issue|date issued|issued|issued on|rechnungsdatum|belegdatum|datum|ausstellungsdatum|leistungsdatum|date de (?:la )?facture|date démission|date de facturation|fecha|fecha de (?:la )?factura|fecha de emisión|data|data (?:della )?fattura|factuurdatum)$/u,
+  },
+  {
+    field: 'due_date',
+    kind: 'date',
+    pattern:
+      /^(?:due|due date|payment due|payment due date|due by|due on|payable by|pay by|fällig|fällig am|fälligkeit|fälligkeitsdatum|zahlbar bis|zahlungsziel|échéance|date déchéance|date limite de paiement|fecha de vencimiento|vencimiento|scadenza|data di scadenza|vervaldatum)$/u,
+  },
+  {
+    field: 'vendor_name',
+    kind: 'name',
+    pattern:
+      /^(?:from|seller|vendor|supplier|sold by|bill from|billed from|issued by|merchant|verkäufer|lieferant|rechnungssteller|fournisseur|vendeur|émetteur|proveedor|emisor|fornitore|leverancier)(?: name)?$/u,
+  },
+  {
+    field: 'customer_name',
+    kind: 'name',
+    pattern:
+      /^(?:bill to|billed to|invoice to|invoiced to|sold to|customer|client|buyer|recipient|kunde|käufer|rechnungsempfänger|empfänger|facturé à|facturer à|destinataire|acheteur|cliente|facturar a|klant)(?: name)?$/u,
+  },
+  {
+    field: 'subtotal',
+    kind: 'amount',
+    pattern:
+      /^(?:sub ?total|net|net amount|net total|total net|total excl(?: vat| tax)?|total excluding (?:vat|tax)|amount before tax|total before tax|zwischensumme|nettobetrag|netto|nettosumme|summe netto|gesamt netto|total ht|sous ?total|montant ht|base imponible|imponibile|subtotaal)$/u,
+  },
+  {
+    field: 'tax_amount',
+    kind: 'amount',
+    pattern:
+      /^(?:vat|tax|gst|hst|pst|sales tax|mwst|ust|umsatzsteuer|mehrwertsteuer|tva|iva|btw|vat amount|tax amount|total (?:vat|tax|tva|mwst)|montant tva|plus (?:vat|mwst|ust)|zzgl (?:mwst|ust)|enthaltene mwst|incl vat|inkl mwst)$/u,
+  },
+  {
+    field: 'total_amount',
+    kind: 'amount',
+    pattern:
+      /^(?:total|grand total|total amount|amount due|balance due|total due|amount payable|total payable|total to pay|invoice total|total incl(?: vat| tax)?|total including (?:vat|tax)|gesamtbetrag|gesamt|gesamtsumme|rechnungsbetrag|endbetrag|zu zahlen|zahlbetrag|summe|bruttobetrag|brutto|total ttc|montant ttc|net à payer|montant total|total à payer|total a pagar|importe total|totale|totale fattura|totaal|te betalen)$/u,
+  },
+  { field: 'currency', kind: 'currency', pattern: /^(?:currency|währung|devise|moneda|valuta)$/u },
+  {
+    field: 'purchase_order',
+    kind: 'id',
+    pattern:
+      /^(?:(?:po|purchase order|order|customer order|your order|po ref|order ref(?:erence)?)(?: no)?|bestellnummer|bestellnr|bestellung|ihre bestellung|bon de commande|commande|no de commande|orden de compra|ordine)$/u,
+  },
+  {
+    field: 'vendor_tax_id',
+    kind: 'tax_id',
+    pattern:
+      /^(?:(?:vat|tax|gst|tva|btw|iva)(?: reg| registration| identification)?(?: id| no)+|vat|tax|vat reg|tin|ein|abn|ust ?id(?: no)?|ustidnr|umsatzsteuer ?id(?:entifikationsnummer)?|steuernummer|steuernr|stnr|siret|siren|nif|cif|partita iva|piva|no tva(?: intracommunautaire)?|tva intracommunautaire|no de tva)$/u,
+  },
+  { field: 'iban', kind: 'iban', pattern: /^iban(?: no| code)?$/u },
+  { field: 'email', kind: 'email', pattern: /^(?:email|mail|email address|e mail)$/u },
+  { field: 'phone', kind: 'phone', pattern: /^(?:phone|tel|telephone|telefon|téléphone|tél|mobile|mob|fon|telefonnummer)(?: no)?$/u },
+];
+
+/** Reduces a printed label to the form the patterns above are written against. */
+export function normaliseLabel(label: string): string {
+  return label
+    .toLowerCase()
+    .replace(/\(?\s*\d+(?:[.,]\d+)?\s*%\s*\)?/g, ' ')
+    .replace(/#/g, ' no ')
+    .replace(/\bn\s?[°º]/g, 'no ')
+    .replace(/[.\-_'’]/g, '')
+    .replace(/[^\p{L}\p{N}\s]/gu, ' ')
+    .replace(/(?<!\p{L})(?:nr|number|num|nummer|numéro|numero|número|núm)(?!\p{L})/gu, 'no')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** Canonical fields a label may introduce, in the order their value should be tried. */
+export function fieldsForLabel(label: string): { field: CanonicalField; kind: ValueKind }[] {
+  const normalised = normaliseLabel(label);
+  if (!normalised) return [];
+  return LABELS.filter((l) => l.pattern.test(normalised)).map(({ field, kind }) => ({ field, kind }));
+}
+
+export function isKnownLabel(label: string): boolean {
+  return fieldsForLabel(label).length > 0;
+}

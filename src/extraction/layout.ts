@@ -1,0 +1,193 @@
+import type { Box, LabelValue, Line, PageText, Word } from './types.js';
+
+/** Tells whether a phrase is a label the caller knows, such as "Invoice No" or "Total". */
+export type LabelTest = (phrase: string) => boolean;
+
+/** A horizontal gap wider than this many text heights separates columns rather than words. */
+const COLUMN_GAP = 1.2;
+/** A value below its label starts within this many label heights under it. */
+const BELOW_REACH = 2.2;
+/** Labels are short; a longer run before a colon is a sentence. */
+const MAX_LABEL_WORDS = 6;
+
+export function union(boxes: Box[]): Box {
+  const x0 = Math.min(...boxes.map((b) => b.x));
+  const y0 = Math.min(...boxes.map((b) => b.y));
+  const x1 = Math.max(...boxes.map((b) => b.x + b.width));
+  const y1 = Math.max(...boxes.map((b) => b.y + b.height));
+  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+}
+
+function meanConfidence(words: Word[]): number {
+  return words.length ? words.reduce((sum, w) => sum + w.confidence, 0) / words.length : 0;
+}
+
+function makeLine(words: Word[], row: number): Line {
+  return { text: words.map((w) => w.text).join(' '), row, words, bbox: union(words.map((w) => w.bbox)), confidence: meanConfidence(words) };
+}
+
+function verticalOverlap(a: Box, b: Box): number {
+  return Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
+}
+
+/**
+ * Groups words into rows by vertical overlap, orders each row left to right and cuts it into
+ * lines at column gaps. Works the same for PDF text items and OCR words.
+ */
+export function wordsToLines(words: Word[]): Line[] {
+  const sorted = [...words].sort((a, b) => a.bbox.y + a.bbox.height / 2 - (b.bbox.y + b.bbox.height / 2));
+  const rows: { box: Box; words: Word[] }[] = [];
+  for (const word of sorted) {
+    let row: (typeof rows)[number] | undefined;
+    for (let i = rows.length - 1; i >= 0 && !row; i -= 1) {
+      const r = rows[i]!;
+      if (verticalOverlap(r.box, word.bbox) > 0.5 * Math.min(r.box.height, word.bbox.height)) row = r;
+    }
+    if (row) {
+      row.words.push(word);
+      row.box = union([row.box, word.bbox]);
+    } else {
+      rows.push({ box: { ...word.bbox }, words: [word] });
+    }
+  }
+  rows.sort((a, b) => a.box.y - b.box.y);
+  const lines: Line[] = [];
+  rows.forEach((row, index) => {
+    const inRow = row.words.sort((a, b) => a.bbox.x - b.bbox.x);
+    const heights = inRow.map((w) => w.bbox.height).sort((a, b) => a - b);
+    const textHeight = heights[Math.floor(heights.length / 2)]!;
+    let current: Word[] = [];
+    for (const word of inRow) {
+      const last = current.at(-1);
+      if (last && word.bbox.x - (last.bbox.x + last.bbox.width) > COLUMN_GAP * textHeight) {
+        lines.push(makeLine(current, index));
+        current = [];
+      }
+      current.push(word);
+    }
+    if (current.length) lines.push(makeLine(current, index));
+  });
+  return lines;
+}
+
+function stripLabel(text: string): string {
+  return text.replace(/\s*[:：]\s*$/, '').trim();
+}
+
+/** A word that ends a label: "No.:", "Total:", but not a time (12:30) or a URL scheme. */
+function endsLabel(word: Word): boolean {
+  return /[:：]$/.test(word.text) && !/^\d+[:：]$/.test(word.text);
+}
+
+function isLabelLine(line: Line, isLabel: LabelTest): boolean {
+  const last = line.words.at(-1)!;
+  return (line.words.length <= MAX_LABEL_WORDS && endsLabel(last)) || isLabel(stripLabel(line.text));
+}
+
+interface Chunk {
+  label: Word[];
+  value: Word[];
+}
+
+/**
+ * Cuts "Invoice No: 42 Date: 15.03.2026" into label/value chunks. A later label starts at the
+ * earliest word from which a known label phrase runs to its colon, else at the colon word.
+ */
+function colonChunks(words: Word[], isLabel: LabelTest): Chunk[] {
+  const chunks: Chunk[] = [];
+  let labelStart = 0;
+  let i = 0;
+  while (i < words.length) {
+    if (!endsLabel(words[i]!) || i - labelStart >= MAX_LABEL_WORDS) {
+      i += 1;
+      continue;
+    }
+    const label = words.slice(labelStart, i + 1);
+    let next = i + 1;
+    while (next < words.length && !endsLabel(words[next]!)) next += 1;
+    let valueEnd = next;
+    for (let j = i + 1; j < next && next < words.length; j += 1) {
+      if (isLabel(stripLabel(words.slice(j, next + 1).map((w) => w.text).join(' ')))) {
+        valueEnd = j;
+        break;
+      }
+    }
+    chunks.push({ label, value: words.slice(i + 1, valueEnd) });
+    labelStart = valueEnd;
+    i = valueEnd;
+  }
+  return chunks;
+}
+
+/** "Total 1,234.50" or "Invoice Number INV-7": a known label phrase, then its value, no colon. */
+function knownPrefix(line: Line, isLabel: LabelTest): Chunk | null {
+  for (let k = Math.min(MAX_LABEL_WORDS, line.words.length - 1); k >= 1; k -= 1) {
+    const phrase = line.words.slice(0, k).map((w) => w.text).join(' ');
+    if (isLabel(stripLabel(phrase))) return { label: line.words.slice(0, k), value: line.words.slice(k) };
+  }
+  return null;
+}
+
+function pair(page: number, label: Word[], value: Word[], position: LabelValue['position']): LabelValue {
+  return {
+    label: stripLabel(label.map((w) => w.text).join(' ')),
+    value: value.map((w) => w.text).join(' '),
+    position,
+    page,
+    valueWords: value,
+    valueBox: union(value.map((w) => w.bbox)),
+    confidence: meanConfidence([...label, ...value]),
+  };
+}
+
+/**
+ * Finds label/value pairs: the value to the right of its label on the same line or the next
+ * column of the same row, or else directly below it. A label is a short run ending in a colon
+ * or a phrase `isLabel` knows.
+ */
+export function findPairs(page: PageText, isLabel: LabelTest): LabelValue[] {
+  const pairs: LabelValue[] = [];
+  const lines = page.lines;
+  lines.forEach((line, index) => {
+    const chunks = colonChunks(line.words, isLabel);
+    if (chunks.length && chunks[0]!.label[0] === line.words[0]) {
+      for (const chunk of chunks.slice(0, -1)) if (chunk.value.length) pairs.push(pair(page.number, chunk.label, chunk.value, 'right'));
+      const last = chunks.at(-1)!;
+      if (last.value.length) {
+        pairs.push(pair(page.number, last.label, last.value, 'right'));
+        return;
+      }
+      const value = valueBeside(lines, index, isLabel) ?? valueBelow(lines, index, isLabel);
+      if (value) pairs.push(pair(page.number, last.label, value.line.words, value.position));
+      return;
+    }
+    if (isLabel(stripLabel(line.text))) {
+      const value = valueBeside(lines, index, isLabel) ?? valueBelow(lines, index, isLabel);
+      if (value) pairs.push(pair(page.number, line.words, value.line.words, value.position));
+      return;
+    }
+    const prefixed = knownPrefix(line, isLabel);
+    if (prefixed) pairs.push(pair(page.number, prefixed.label, prefixed.value, 'right'));
+  });
+  return pairs;
+}
+
+function valueBeside(lines: Line[], index: number, isLabel: LabelTest): { line: Line; position: 'right' } | null {
+  const next = lines[index + 1];
+  if (!next || next.row !== lines[index]!.row || isLabelLine(next, isLabel)) return null;
+  return { line: next, position: 'right' };
+}
+
+function valueBelow(lines: Line[], index: number, isLabel: LabelTest): { line: Line; position: 'below' } | null {
+  const label = lines[index]!;
+  const { x, width, y, height } = label.bbox;
+  const nextRow = lines.find((l) => l.row > label.row)?.row;
+  if (nextRow === undefined) return null;
+  const candidate = lines.find((l) => {
+    if (l.row !== nextRow) return false;
+    const overlaps = l.bbox.x < x + width && l.bbox.x + l.bbox.width > x;
+    return overlaps && l.bbox.y - (y + height) < BELOW_REACH * height;
+  });
+  if (!candidate || isLabelLine(candidate, isLabel)) return null;
+  return { line: candidate, position: 'below' };
+}

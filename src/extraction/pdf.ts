@@ -1,0 +1,176 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { DocumentError } from '../errors.js';
+import { toPgm } from './image.js';
+import type { GrayImage, Word } from './types.js';
+
+type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
+type PdfJsDocument = Awaited<ReturnType<PdfJs['getDocument']>['promise']>;
+type TextItem = { str: string; transform: number[]; width: number; height: number };
+
+export interface PdfLimits {
+  maxPages: number;
+  maxImagePixels: number;
+}
+
+export interface PdfDocument {
+  pageCount: number;
+  /** Words of the page's text layer, or null when it has too little text to trust. */
+  words(pageNumber: number): Promise<Word[] | null>;
+  /** The page rendered for OCR at 300 dpi, or less when that would exceed the pixel limit. */
+  render(pageNumber: number): Promise<GrayImage>;
+  close(): Promise<void>;
+}
+
+/** Fewer letters and digits than this and a page is treated as scanned: stray page numbers or stamps are not a text layer. */
+const MIN_TEXT_CHARS = 16;
+const RENDER_DPI = 300;
+/** Skia allocates each side in full; keep both sides of a render canvas under this. */
+const MAX_CANVAS_SIDE = 12_000;
+
+const require = createRequire(import.meta.url);
+const pdfjsRoot = path.dirname(require.resolve('pdfjs-dist/package.json'));
+const assets = {
+  standardFontDataUrl: path.join(pdfjsRoot, 'standard_fonts') + path.sep,
+  cMapUrl: path.join(pdfjsRoot, 'cmaps') + path.sep,
+  wasmUrl: path.join(pdfjsRoot, 'wasm') + path.sep,
+  iccUrl: path.join(pdfjsRoot, 'iccs') + path.sep,
+};
+
+let pdfjs: Promise<PdfJs> | null = null;
+/** Loaded on first use so that importing the pipeline stays cheap. */
+function loadPdfJs(): Promise<PdfJs> {
+  pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs');
+  return pdfjs;
+}
+
+function openError(err: unknown): DocumentError {
+  const name = (err as { name?: string })?.name;
+  const message = (err as Error)?.message ?? String(err);
+  if (name === 'PasswordException') {
+    return new DocumentError('encrypted_document', 'The PDF is password-protected; send it without a password.');
+  }
+  return new DocumentError('unreadable_document', `The PDF cannot be read (${name ?? 'error'}: ${message}); it may be corrupt or truncated.`);
+}
+
+function pageError(pageNumber: number, err: unknown): DocumentError {
+  if (err instanceof DocumentError) return err;
+  return new DocumentError('unreadable_document', `Page ${pageNumber} of the PDF cannot be read: ${(err as Error)?.message ?? String(err)}`, pageNumber - 1);
+}
+
+function clamp01(v: number): number {
+  return Math.min(1, Math.max(0, v));
+}
+
+/**
+ * Splits a text run into words. pdf.js reports a run's total advance only, so each word gets
+ * the share of the width its characters take, which is exact for monospace and close otherwise.
+ */
+function itemWords(item: TextItem, m: number[], pageWidth: number, pageHeight: number): Word[] {
+  const fontHeight = Math.hypot(m[2]!, m[3]!);
+  const scaleX = Math.hypot(m[0]!, m[1]!) / (Math.hypot(item.transform[0]!, item.transform[1]!) || 1);
+  const runWidth = item.width * scaleX;
+  const top = m[5]! - fontHeight * 0.8;
+  const words: Word[] = [];
+  const chars = [...item.str];
+  const total = chars.length || 1;
+  let offset = 0;
+  for (const token of item.str.split(/(\s+)/)) {
+    const length = [...token].length;
+    if (token.trim()) {
+      const x = m[4]! + (runWidth * offset) / total;
+      const width = (runWidth * length) / total;
+      words.push({
+        text: token,
+        confidence: 100,
+        bbox: {
+          x: clamp01(x / pageWidth),
+          y: clamp01(top / pageHeight),
+          width: clamp01(width / pageWidth),
+          height: clamp01(fontHeight / pageHeight),
+        },
+      });
+    }
+    offset += length;
+  }
+  return words;
+}
+
+/** Opens a PDF and checks the page count before any page is read. */
+export async function openPdf(bytes: Buffer, limits: PdfLimits): Promise<PdfDocument> {
+  const { getDocument, Util } = await loadPdfJs();
+  const task = getDocument({
+    data: new Uint8Array(bytes),
+    isEvalSupported: false,
+    cMapPacked: true,
+    useSystemFonts: false,
+    stopAtErrors: false,
+    verbosity: 0,
+    ...assets,
+  });
+  let doc: PdfJsDocument;
+  try {
+    doc = await task.promise;
+  } catch (err) {
+    await task.destroy().catch(() => undefined);
+    throw openError(err);
+  }
+  if (doc.numPages > limits.maxPages) {
+    await doc.destroy();
+    throw new DocumentError('too_many_pages', `The PDF has ${doc.numPages} pages; at most ${limits.maxPages} are accepted.`);
+  }
+
+  return {
+    pageCount: doc.numPages,
+
+    async words(pageNumber) {
+      try {
+        const page = await doc.getPage(pageNumber);
+        const viewport = page.getViewport({ scale: 1 });
+        const content = await page.getTextContent();
+        const words: Word[] = [];
+        let chars = 0;
+        for (const raw of content.items) {
+          if (!('str' in raw) || !raw.str.trim()) continue;
+          const item = raw as TextItem;
+          chars += item.str.replace(/[^\p{L}\p{N}]/gu, '').length;
+          words.push(...itemWords(item, Util.transform(viewport.transform, item.transform), viewport.width, viewport.height));
+        }
+        page.cleanup();
+        return chars >= MIN_TEXT_CHARS ? words : null;
+      } catch (err) {
+        throw pageError(pageNumber, err);
+      }
+    },
+
+    async render(pageNumber) {
+      try {
+        const { createCanvas } = await import('@napi-rs/canvas');
+        const page = await doc.getPage(pageNumber);
+        const base = page.getViewport({ scale: 1 });
+        let scale = RENDER_DPI / 72;
+        const pixels = base.width * base.height * scale * scale;
+        if (pixels > limits.maxImagePixels) scale *= Math.sqrt(limits.maxImagePixels / pixels);
+        scale = Math.min(scale, MAX_CANVAS_SIDE / base.width, MAX_CANVAS_SIDE / base.height);
+        const viewport = page.getViewport({ scale });
+        const width = Math.max(1, Math.floor(viewport.width));
+        const height = Math.max(1, Math.floor(viewport.height));
+        const canvas = createCanvas(width, height);
+        const context = canvas.getContext('2d');
+        // Transparent pixels would reach OCR as black: scanned pages need a white sheet underneath.
+        context.fillStyle = '#ffffff';
+        context.fillRect(0, 0, width, height);
+        await page.render({ canvas: canvas as unknown as HTMLCanvasElement, canvasContext: context as unknown as CanvasRenderingContext2D, viewport }).promise;
+        const rgba = context.getImageData(0, 0, width, height).data;
+        page.cleanup();
+        return await toPgm(Buffer.from(rgba.buffer, rgba.byteOffset, rgba.byteLength), width, height);
+      } catch (err) {
+        throw pageError(pageNumber, err);
+      }
+    },
+
+    async close() {
+      await doc.destroy();
+    },
+  };
+}

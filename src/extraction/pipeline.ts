@@ -1,0 +1,114 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { DocumentError } from '../errors.js';
+import { extractFields } from './fields.js';
+import { prepareImage } from './image.js';
+import { wordsToLines } from './layout.js';
+import { createOcrPool } from './ocr-pool.js';
+import { openPdf } from './pdf.js';
+import type { ContentType, DocumentText, FoundField, PageText, Word } from './types.js';
+
+export interface PipelineResult {
+  pages: number;
+  document: DocumentText;
+  fields: FoundField[];
+  /** Aggregate 0-100: the mean confidence of the fields found, 0 when none was found. */
+  confidence: number;
+  /** Pages read by OCR rather than from a PDF text layer. */
+  ocrPages: number;
+}
+
+export interface ExtractionInfo {
+  fileType: ContentType;
+  /** Whether the pages came from a text layer, OCR, or both. */
+  path: 'text' | 'ocr' | 'mixed';
+  ms: number;
+  pages: number;
+}
+
+export interface PipelineOptions {
+  onExtraction?(info: ExtractionInfo): void;
+  logger?: Logger;
+}
+
+export interface Pipeline {
+  extract(input: { bytes: Buffer; contentType: ContentType }): Promise<PipelineResult>;
+  /** True once OCR can take work. */
+  ready(): boolean;
+  /** OCR jobs waiting for a worker. */
+  queueDepth(): number;
+  close(): Promise<void>;
+}
+
+export type PipelineConfig = Pick<Config, 'maxPages' | 'maxImagePixels' | 'ocrTimeoutMs' | 'ocrWorkers' | 'ocrQueueMax'>;
+
+/** Failures from one page carry the page number and how many pages were done before it. */
+function onPage(pageNumber: number, err: unknown): unknown {
+  if (!(err instanceof DocumentError) || err.pages !== undefined) return err;
+  return new DocumentError(err.code, `Page ${pageNumber}: ${err.message}`, pageNumber - 1);
+}
+
+/**
+ * The extraction pipeline: document bytes -> page text (text layer or OCR) -> lines -> fields.
+ * The OCR workers start here, once, and serve every extraction.
+ */
+export function createPipeline(config: PipelineConfig, options: PipelineOptions = {}): Pipeline {
+  const pool = createOcrPool({ workers: config.ocrWorkers, queueMax: config.ocrQueueMax, timeoutMs: config.ocrTimeoutMs, logger: options.logger });
+  const limits = { maxPages: config.maxPages, maxImagePixels: config.maxImagePixels };
+
+  async function readPdf(bytes: Buffer): Promise<PageText[]> {
+    const pdf = await openPdf(bytes, limits);
+    const pages: PageText[] = [];
+    let ocrPages = 0;
+    try {
+      for (let n = 1; n <= pdf.pageCount; n += 1) {
+        try {
+          const words = await pdf.words(n);
+          if (words) {
+            pages.push({ number: n, source: 'text_layer', lines: wordsToLines(words) });
+            continue;
+          }
+          const image = await pdf.render(n);
+          const ocrWords = await pool.recognize(image, { continuation: ocrPages > 0 });
+          ocrPages += 1;
+          pages.push({ number: n, source: 'ocr', lines: wordsToLines(ocrWords) });
+        } catch (err) {
+          throw onPage(n, err);
+        }
+      }
+    } finally {
+      await pdf.close();
+    }
+    return pages;
+  }
+
+  async function readImage(bytes: Buffer): Promise<PageText[]> {
+    const image = await prepareImage(bytes, limits);
+    const words: Word[] = await pool.recognize(image);
+    return [{ number: 1, source: 'ocr', lines: wordsToLines(words) }];
+  }
+
+  return {
+    async extract({ bytes, contentType }) {
+      const started = performance.now();
+      const pages = contentType === 'application/pdf' ? await readPdf(bytes) : await readImage(bytes);
+      if (!pages.some((p) => p.lines.length)) {
+        throw new DocumentError('no_text_found', 'No text was found in the document, neither in a text layer nor by OCR.', pages.length);
+      }
+      const document: DocumentText = { pages };
+      const fields = extractFields(document);
+      const ocrPages = pages.filter((p) => p.source === 'ocr').length;
+      const confidence = fields.length ? Math.round(fields.reduce((sum, f) => sum + f.confidence, 0) / fields.length) : 0;
+      options.onExtraction?.({
+        fileType: contentType,
+        path: ocrPages === 0 ? 'text' : ocrPages === pages.length ? 'ocr' : 'mixed',
+        ms: performance.now() - started,
+        pages: pages.length,
+      });
+      return { pages: pages.length, document, fields, confidence, ocrPages };
+    },
+    ready: () => pool.ready(),
+    queueDepth: () => pool.queueDepth(),
+    close: () => pool.close(),
+  };
+}
