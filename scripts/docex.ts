@@ -1,4 +1,5 @@
 import { admin } from './cli/admin.js';
+import { extract } from './cli/extract.js';
 import { USAGE, UsageError } from './cli/usage.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -13,6 +14,7 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       return 0;
     }
+    if (command === 'extract') return await extract(argv.slice(1));
     throw new UsageError(`unknown command: ${command}`);
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {

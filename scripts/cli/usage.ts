@@ -17,4 +17,12 @@ Workspaces and keys (talk to the database in DATABASE_URL):
   docex key list --workspace ws_...
   docex key revoke key_...
 
-Output is JSON on stdout; errors go to stderr with a non-zero exit code.`;
+Output is JSON on stdout; errors go to stderr with a non-zero exit code.
+
+Extraction:
+  docex extract FILE [--template tpl_...] [--json]   send FILE to the server at DOCEX_URL (default http://127.0.0.1:8080)
+                                                     with the key in DOCEX_API_KEY; prints a table of fields, or JSON
+  docex extract FILE --local [--template tpl_builtin_...] [--json]
+                                                     run the pipeline in this process, no server needed
+
+Exit codes: 0 success, 1 extraction failed or server/database error, 2 wrong usage.`;
