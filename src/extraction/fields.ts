@@ -89,6 +89,12 @@ function labelExplanation(pair: LabelValue, note?: string): string {
   return `label '${pair.label}' on page ${pair.page}, ${where}${note ? ` (${note})` : ''}`;
 }
 
+/** Four decimals are a tenth of a pixel on a 300-dpi page; more is noise in the API. */
+function tidyBox(box: Box): Box {
+  const r = (v: number) => Math.round(Math.min(1, Math.max(0, v)) * 10_000) / 10_000;
+  return { x: r(box.x), y: r(box.y), width: r(box.width), height: r(box.height) };
+}
+
 /** The words of `line` that hold the characters from `start` to `end` of its text. */
 function wordsAt(line: Line, start: number, end: number): Word[] {
   const words: Word[] = [];
@@ -352,10 +358,10 @@ export function extractFields(doc: DocumentText): FoundField[] {
   const canonical = CANONICAL_FIELDS.flatMap((field) => {
     const c = found.get(field);
     if (!c) return [];
-    const { position: _position, amount: _amount, ...field_ } = c;
-    return [field_];
+    const { field: name, value, confidence: score, explanation, page, bbox } = c;
+    return [{ field: name, value, confidence: score, explanation, ...(page !== undefined ? { page } : {}), ...(bbox ? { bbox } : {}) }];
   });
-  return [...canonical, ...others];
+  return [...canonical, ...others].map((f) => (f.bbox ? { ...f, bbox: tidyBox(f.bbox) } : f));
 }
 
 /** The currency next to the total (or another amount) first, else the one the document names most often. */
