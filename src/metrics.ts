@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Prometheus metrics for one server; a registry per instance so tests can run several in one process. */
-export function createMetrics() {
+export function createMetrics(ocrQueueDepth: () => number = () => 0) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'docex_' });
   const httpRequests = new Counter({
@@ -24,14 +24,21 @@ export function createMetrics() {
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
     registers: [registry],
   });
-  const ocrQueueDepth = new Gauge({ name: 'docex_ocr_queue_depth', help: 'OCR jobs waiting for a worker.', registers: [registry] });
+  const ocrQueue = new Gauge({
+    name: 'docex_ocr_queue_depth',
+    help: 'OCR jobs waiting for a worker.',
+    registers: [registry],
+    collect() {
+      this.set(ocrQueueDepth());
+    },
+  });
   const rateLimitRejections = new Counter({
     name: 'docex_rate_limit_rejections_total',
     help: 'Requests refused with 429, by window.',
     labelNames: ['window'] as const,
     registers: [registry],
   });
-  return { registry, httpRequests, httpDuration, extractionDuration, ocrQueueDepth, rateLimitRejections };
+  return { registry, httpRequests, httpDuration, extractionDuration, ocrQueue, rateLimitRejections };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

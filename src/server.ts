@@ -36,17 +36,15 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   if (interrupted > 0) logger.warn({ count: interrupted }, 'marked extractions interrupted by a previous stop as failed');
   const firstKey = await bootstrapFirstKey(store);
 
-  const metrics = createMetrics();
   const clock = options.clock ?? systemClock;
   const counters = store.dialect === 'sqlite' ? await sqliteCounters(store.db) : memoryCounters();
   const limiter = createRateLimiter(counters, clock);
   const failedAuthLimiter = createRateLimiter(memoryCounters(), clock);
   const pipeline = createPipeline(config, {
+    logger,
     onExtraction: ({ fileType, path, ms }) => metrics.extractionDuration.observe({ file_type: fileType, path }, ms / 1000),
   });
-  metrics.ocrQueueDepth.collect = function collect() {
-    this.set(pipeline.queueDepth());
-  };
+  const metrics = createMetrics(() => pipeline.queueDepth());
   const templates = templateService(store);
   const extractions = extractionService({
     store,
