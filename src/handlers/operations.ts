@@ -47,6 +47,7 @@ const DOCS_INIT = `fetch('/openapi.json')
       spec: spec,
       dom_id: '#swagger-ui',
       deepLinking: true,
+      displayOperationId: true,
       persistAuthorization: true,
       presets: [SwaggerUIBundle.presets.apis],
       layout: 'BaseLayout'
