@@ -1,0 +1,196 @@
+import type { components } from '../../generated/openapi.js';
+import { docexFieldName } from './field-names.js';
+import { compilePattern, PatternError } from './regex.js';
+import { checkField, checkTemplate, TemplateError } from './validate.js';
+import { unknownDirective } from './values.js';
+
+type TemplateCreate = components['schemas']['TemplateCreate'];
+type TemplateField = components['schemas']['TemplateField'];
+type TemplateOptions = components['schemas']['TemplateOptions'];
+type FieldType = components['schemas']['FieldType'];
+type Group = NonNullable<TemplateField['group']>;
+
+export interface Conversion {
+  template: TemplateCreate | null;
+  /** Parts left out, each with the reason; the template still converts. */
+  dropped: string[];
+  /** Why the template as a whole could not be converted. */
+  error?: string;
+}
+
+type Dict = Record<string, unknown>;
+const isDict = (v: unknown): v is Dict => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const TYPES: Record<string, FieldType> = { int: 'integer', float: 'amount', date: 'date', str: 'string', string: 'string' };
+const GROUPS = new Set<Group>(['first', 'last', 'sum', 'min', 'max', 'join']);
+/** invoice2data's defaults, written out so the converted template reads numbers and currencies as the original did. */
+const DEFAULT_CURRENCY = 'EUR';
+const DEFAULT_DECIMAL_SEPARATOR = '.';
+/** invoice2data's required fields when a template names none. */
+const DEFAULT_REQUIRED = ['date', 'amount', 'invoice_number', 'issuer'];
+const MAX_PATTERNS = 20;
+const MAX_PATTERN_LENGTH = 2000;
+
+class Skip extends Error {}
+
+function strings(v: unknown, what: string): string[] {
+  const list = Array.isArray(v) ? v : [v];
+  if (!list.every((s) => typeof s === 'string' || typeof s === 'number')) throw new Skip(`${what} is not a string or a list of strings`);
+  return list.map(String);
+}
+
+/**
+ * `re.findall` returns the whole match of a pattern without groups, which is how invoice2data
+ * templates pick fixed text such as a VAT number: such a pattern becomes one group around it,
+ * after any leading inline flags.
+ */
+function withOneGroup(source: string): string {
+  let groups: number;
+  try {
+    groups = compilePattern(source).groups;
+  } catch (err) {
+    if (err instanceof PatternError) throw new Skip(err.message);
+    throw err;
+  }
+  if (groups === 1) return source;
+  if (groups > 1) throw new Skip(`a pattern has ${groups} capture groups, which invoice2data ignores the field for`);
+  const flags = /^(\(\?[a-zA-Z]+\))*/.exec(source)![0];
+  return `${flags}(${source.slice(flags.length)})`;
+}
+
+function patternList(v: unknown, what: string): string | string[] {
+  const list = strings(v, what);
+  if (list.length > MAX_PATTERNS) throw new Skip(`${what} has ${list.length} patterns, at most ${MAX_PATTERNS}`);
+  if (list.some((p) => p.length > MAX_PATTERN_LENGTH)) throw new Skip(`${what} has a pattern over ${MAX_PATTERN_LENGTH} characters`);
+  return list.length === 1 ? list[0]! : list;
+}
+
+function fieldType(v: unknown): FieldType | undefined {
+  if (v === undefined) return undefined;
+  const type = TYPES[String(v)];
+  if (!type) throw new Skip(`type '${String(v)}' is not one of int, float, date, str`);
+  return type;
+}
+
+function group(v: unknown): Group | undefined {
+  if (v === undefined) return undefined;
+  if (!GROUPS.has(v as Group)) throw new Skip(`group '${String(v)}' is not supported`);
+  return v as Group;
+}
+
+function regexField(regex: unknown, type: FieldType | undefined, grouping: Group | undefined): TemplateField {
+  const list = patternList(regex, 'regex');
+  const converted = Array.isArray(list) ? list.map(withOneGroup) : withOneGroup(list);
+  return { parser: 'regex', regex: converted, ...(type ? { type } : {}), ...(grouping ? { group: grouping } : {}) };
+}
+
+function linesField(rule: Dict): TemplateField {
+  const field: TemplateField = { parser: 'lines' };
+  for (const member of ['start', 'end', 'line', 'first_line', 'last_line', 'skip_line'] as const) {
+    if (rule[member] !== undefined) field[member] = patternList(rule[member], member);
+  }
+  if (isDict(rule.types)) field.types = Object.fromEntries(Object.entries(rule.types).map(([k, v]) => [k, fieldType(v)!]));
+  return field;
+}
+
+/** One invoice2data field, in its modern (`parser:`) or legacy (plain regex, `static_` prefix, `sum_amount`) form. */
+function convertField(key: string, v: unknown, dropped: string[]): [string, TemplateField] {
+  if (isDict(v)) {
+    const type = fieldType(v.type);
+    switch (v.parser) {
+      case 'regex':
+        return [key, regexField(v.regex, type, group(v.group))];
+      case 'static':
+        if (v.value === undefined || v.value === null) throw new Skip('static field without a value');
+        return [key, { parser: 'static', value: String(v.value), ...(type ? { type } : {}) }];
+      case 'lines': {
+        const rules = Array.isArray(v.rules) ? (v.rules as Dict[]) : [v];
+        if (rules.length > 1) dropped.push(`fields.${key}.rules: ${rules.length - 1} rules after the first (a docex lines field has one)`);
+        return [key, linesField(rules[0]!)];
+      }
+      default:
+        throw new Skip(`parser '${String(v.parser)}' is not supported`);
+    }
+  }
+  if (key.startsWith('static_')) return [key.slice('static_'.length), { parser: 'static', value: String(v) }];
+  if (key.startsWith('sum_amount') && Array.isArray(v)) return [key.slice('sum_'.length), regexField(v, 'amount', 'sum')];
+  if (key.startsWith('date') || key.endsWith('date')) return [key, regexField(v, 'date', 'first')];
+  if (key.startsWith('amount')) return [key, regexField(v, 'amount', 'first')];
+  return [key, regexField(v, undefined, undefined)];
+}
+
+function convertOptions(raw: unknown, dropped: string[]): TemplateOptions {
+  const o = isDict(raw) ? raw : {};
+  const options: TemplateOptions = {};
+  const currency = String(o.currency ?? DEFAULT_CURRENCY).toUpperCase();
+  if (/^[A-Z]{3}$/.test(currency)) options.currency = currency;
+  else dropped.push(`options.currency: '${currency}' is not an ISO 4217 code`);
+  const formats = o.date_formats === undefined ? [] : strings(o.date_formats, 'options.date_formats');
+  const usable = formats.filter((f) => !unknownDirective(f) && f.length <= 50);
+  if (usable.length < formats.length) dropped.push(`options.date_formats: ${formats.length - usable.length} with unsupported directives`);
+  if (usable.length) options.date_formats = usable.slice(0, 20);
+  const separator = String(o.decimal_separator ?? DEFAULT_DECIMAL_SEPARATOR);
+  if (separator === '.' || separator === ',') options.decimal_separator = separator;
+  else dropped.push(`options.decimal_separator: '${separator}' is neither '.' nor ','`);
+  const languages = o.languages === undefined ? [] : strings(o.languages, 'options.languages').filter((l) => /^[a-z]{2,3}$/.test(l));
+  if (languages.length) options.languages = languages.slice(0, 10);
+  for (const flag of ['remove_whitespace', 'remove_accents', 'lowercase'] as const) if (o[flag] === true) options[flag] = true;
+  if (Array.isArray(o.replace)) {
+    const pairs = o.replace.filter((p): p is [string, string] => Array.isArray(p) && p.length === 2).map(([a, b]) => [String(a), String(b)]);
+    if (pairs.length) options.replace = pairs.slice(0, 20);
+  }
+  return options;
+}
+
+/**
+ * Converts a parsed invoice2data template into a docex template, mechanically: same keywords,
+ * same patterns (Python syntax is accepted by docex), field names mapped to docex's canonical
+ * ones. Parts docex cannot express are left out and listed in `dropped`.
+ */
+export function convertInvoice2data(raw: unknown, source: string): Conversion {
+  const dropped: string[] = [];
+  if (!isDict(raw)) return { template: null, dropped, error: 'not a mapping' };
+  try {
+    const keywords = strings(raw.keywords ?? [], 'keywords');
+    if (keywords.length === 0) return { template: null, dropped, error: 'no keywords' };
+    const issuer = String(raw.issuer ?? keywords[0]);
+    const required = new Set(Array.isArray(raw.required_fields) ? raw.required_fields.map(String) : DEFAULT_REQUIRED);
+    const fields: Record<string, TemplateField> = {};
+    const add = (key: string, value: unknown) => {
+      try {
+        const [name, field] = convertField(key, value, dropped);
+        const docexName = docexFieldName(name);
+        if (fields[docexName]) throw new Skip(`maps to '${docexName}', already given by another field`);
+        if (!required.has(name)) field.required = false;
+        checkField(docexName, field);
+        fields[docexName] = field;
+      } catch (err) {
+        if (err instanceof Skip || err instanceof TemplateError) dropped.push(`fields.${key}: ${err.message}`);
+        else throw err;
+      }
+    };
+    for (const [key, value] of Object.entries(isDict(raw.fields) ? raw.fields : {})) add(key, value);
+    if (raw.lines !== undefined) {
+      const rules = Array.isArray(raw.lines) ? raw.lines : [raw.lines];
+      if (rules.length > 1) dropped.push(`lines: ${rules.length - 1} rules after the first (one line_items field a template)`);
+      add('lines', { ...(rules[0] as Dict), parser: 'lines' });
+    }
+    if (raw.tables !== undefined) dropped.push('tables: the tables plugin has no docex equivalent');
+    if (!fields.vendor_name) fields.vendor_name = { parser: 'static', value: issuer.slice(0, 1000), required: false };
+
+    const template: TemplateCreate = {
+      name: issuer.slice(0, 200),
+      description: `Converted from the invoice2data template ${source} (MIT licence).`,
+      keywords,
+      ...(raw.exclude_keywords !== undefined ? { exclude_keywords: strings(raw.exclude_keywords, 'exclude_keywords') } : {}),
+      ...(typeof raw.priority === 'number' ? { priority: Math.max(0, Math.min(100, Math.round(raw.priority))) } : {}),
+      fields,
+      options: convertOptions(raw.options, dropped),
+    };
+    checkTemplate(template);
+    return { template, dropped };
+  } catch (err) {
+    if (err instanceof Skip || err instanceof TemplateError) return { template: null, dropped, error: err.message };
+    throw err;
+  }
+}

@@ -1,0 +1,132 @@
+import type { components } from '../../generated/openapi.js';
+import type { Box, DocumentText, Line, Word } from '../extraction/types.js';
+import { union } from '../extraction/layout.js';
+import { cachedPattern, translateReplacement } from './regex.js';
+
+type TemplateOptions = components['schemas']['TemplateOptions'];
+
+/** Template regexes never see more text than this, so a template's cost is bounded whatever the document. */
+export const MAX_TEMPLATE_TEXT = 2_000_000;
+
+interface PlacedWord {
+  word: Word;
+  /** Offsets in the row's text. */
+  start: number;
+  end: number;
+}
+
+/** One visual row of a page, rendered with its words at their columns. */
+export interface TextRow {
+  page: number;
+  text: string;
+  words: PlacedWord[];
+}
+
+/** A row inside the prepared text. */
+export interface RowSpan {
+  row: TextRow;
+  /** Offset of the row's first character in `TemplateText.text`. */
+  start: number;
+  /** Length of the row once prepared. */
+  length: number;
+  /** Whether preparing left the row as rendered, so word offsets still hold. */
+  verbatim: boolean;
+}
+
+export interface TemplateText {
+  text: string;
+  rows: RowSpan[];
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+/**
+ * Renders a page the way `pdftotext -layout` does, which is what invoice2data templates are
+ * written against: one text line a visual row, each word at the column its position gives in
+ * units of the page's typical character width, so that column gaps stay runs of spaces.
+ */
+function renderPage(lines: Line[], page: number): TextRow[] {
+  const words = lines.flatMap((l) => l.words);
+  if (words.length === 0) return [];
+  const charWidth = median(words.map((w) => w.bbox.width / Math.max(1, [...w.text].length))) || 0.01;
+  const left = Math.min(...words.map((w) => w.bbox.x));
+  const byRow = new Map<number, Word[]>();
+  for (const line of lines) byRow.set(line.row, [...(byRow.get(line.row) ?? []), ...line.words]);
+  return [...byRow.keys()]
+    .sort((a, b) => a - b)
+    .map((key) => {
+      let text = '';
+      const placed: PlacedWord[] = [];
+      for (const word of byRow.get(key)!.sort((a, b) => a.bbox.x - b.bbox.x)) {
+        const column = Math.round((word.bbox.x - left) / charWidth);
+        const gap = Math.max(text ? 1 : 0, column - text.length);
+        text += ' '.repeat(gap);
+        placed.push({ word, start: text.length, end: text.length + word.text.length });
+        text += word.text;
+      }
+      return { page, text, words: placed };
+    });
+}
+
+export function renderRows(doc: DocumentText): TextRow[][] {
+  return doc.pages.map((p) => renderPage(p.lines, p.number));
+}
+
+/** invoice2data's input preparation, in its order: whitespace, accents, case, then the replacements. */
+export function prepare(text: string, options: TemplateOptions): string {
+  let out = text;
+  if (options.remove_whitespace) out = out.replace(/ +/g, '');
+  if (options.remove_accents) out = out.normalize('NFD').replace(/\p{M}/gu, '');
+  if (options.lowercase) out = out.toLowerCase();
+  for (const [pattern, replacement] of options.replace ?? []) {
+    out = out.replace(cachedPattern(pattern!, 'g').regex, translateReplacement(replacement!));
+  }
+  return out;
+}
+
+/** The document as template regexes see it: prepared rows joined by "\n", pages by "\f", capped. */
+export function templateText(doc: DocumentText, options: TemplateOptions = {}): TemplateText {
+  const rows: RowSpan[] = [];
+  let text = '';
+  renderRows(doc).forEach((pageRows, index) => {
+    if (index > 0) text += '\f';
+    pageRows.forEach((row, i) => {
+      if (text.length >= MAX_TEMPLATE_TEXT) return;
+      if (i > 0) text += '\n';
+      const prepared = prepare(row.text, options);
+      rows.push({ row, start: text.length, length: prepared.length, verbatim: prepared === row.text });
+      text += prepared;
+    });
+  });
+  return { text: text.slice(0, MAX_TEMPLATE_TEXT), rows };
+}
+
+/** Where a stretch of the prepared text lies: its page, box and the confidence of its words. */
+export interface Location {
+  page: number;
+  bbox?: Box;
+  confidence: number;
+}
+
+export function locate(text: TemplateText, start: number, end: number): Location | undefined {
+  const spans = text.rows.filter((r) => r.start < Math.max(end, start + 1) && r.start + r.length >= start);
+  if (spans.length === 0) return undefined;
+  const words = spans.flatMap((span) => {
+    if (!span.verbatim) return span.row.words.map((p) => p.word);
+    const from = start - span.start;
+    const to = end - span.start;
+    const hit = span.row.words.filter((p) => p.start < Math.max(to, from + 1) && p.end > from);
+    return (hit.length ? hit : span.row.words).map((p) => p.word);
+  });
+  if (words.length === 0) return { page: spans[0]!.row.page, confidence: 100 };
+  const page = spans[0]!.row.page;
+  const onPage = spans.filter((s) => s.row.page === page).length === spans.length;
+  return {
+    page,
+    bbox: onPage ? union(words.map((w) => w.bbox)) : undefined,
+    confidence: words.reduce((sum, w) => sum + w.confidence, 0) / words.length,
+  };
+}
