@@ -42,8 +42,8 @@ interface Job {
 interface Slot {
   state: 'starting' | 'idle' | 'busy' | 'down';
   worker: Tesseract.Worker | null;
-  /** Fails the running job when the worker thread dies underneath it. */
-  onCrash: ((err: Error) => void) | null;
+  /** Fails the running job when its worker dies underneath it or the pool closes. */
+  abort: ((err: Error) => void) | null;
 }
 
 /** Words under this confidence are mostly specks, rules and logo fragments read as letters. */
@@ -85,7 +85,7 @@ function toWords(page: Tesseract.Page, image: GrayImage): Word[] {
  */
 export function createOcrPool(options: OcrPoolOptions): OcrPool {
   const { logger } = options;
-  const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({ state: 'down', worker: null, onCrash: null }));
+  const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({ state: 'down', worker: null, abort: null }));
   const queue: Job[] = [];
   let closed = false;
   let replaced = 0;
@@ -114,10 +114,9 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
       const crashed = (err: Error) => {
         if (slot.worker !== worker) return;
         logger?.error({ err }, 'OCR worker thread died');
-        const fail = slot.onCrash;
-        slot.onCrash = null;
+        const abort = slot.abort;
         replace(slot);
-        fail?.(err);
+        abort?.(new DocumentError('ocr_failed', `OCR failed: ${err.message}`));
       };
       thread.on('error', crashed);
       thread.on('exit', (code) => crashed(new Error(`OCR worker thread exited with code ${code}`)));
@@ -137,7 +136,7 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
   function replace(slot: Slot): void {
     const old = slot.worker;
     slot.worker = null;
-    slot.onCrash = null;
+    slot.abort = null;
     slot.state = 'down';
     replaced += 1;
     old?.terminate().catch(() => undefined);
@@ -166,11 +165,11 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
         job.reject(new DocumentError('timeout', `OCR of a page took longer than ${options.timeoutMs} ms and was stopped.`));
       });
     }, options.timeoutMs);
-    slot.onCrash = (err) => finish(() => job.reject(new DocumentError('ocr_failed', `OCR failed: ${err.message}`)));
+    slot.abort = (err) => finish(() => job.reject(err));
     worker.recognize(job.image.pgm, {}, { blocks: true, text: false }).then(
       (result) =>
         finish(() => {
-          slot.onCrash = null;
+          slot.abort = null;
           slot.state = 'idle';
           meanJobMs = meanJobMs * 0.8 + (Date.now() - started) * 0.2;
           job.resolve(toWords(result.data, job.image));
@@ -212,11 +211,17 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
     restarts: () => replaced,
     async close() {
       closed = true;
-      failQueued(new DocumentError('interrupted', 'The service is shutting down.'));
+      const interrupted = new DocumentError('interrupted', 'The service is shutting down.');
+      failQueued(interrupted);
+      for (const slot of slots) slot.abort?.(interrupted);
+      // A job handed to tesseract.js in this same tick has not been posted to its thread yet;
+      // terminating first would make tesseract.js post to a dead worker and reject unhandled.
+      await new Promise((resolve) => setImmediate(resolve));
       await Promise.all(
         slots.map(async (slot) => {
           const worker = slot.worker;
           slot.worker = null;
+          slot.abort = null;
           slot.state = 'down';
           await worker?.terminate().catch(() => undefined);
         }),

@@ -1,0 +1,158 @@
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DocumentError } from '../../src/errors.js';
+import { decodeFile } from '../../src/extraction/input.js';
+import { createPipeline, type ExtractionInfo, type Pipeline, type PipelineResult } from '../../src/extraction/pipeline.js';
+import { documentText } from '../../src/extraction/text.js';
+import {
+  blankPdf,
+  bombPng,
+  EU_EXPECTED,
+  EU_INVOICE,
+  imageOnlyPdf,
+  invoicePdf,
+  photoJpeg,
+  renderPage,
+  US_EXPECTED,
+  US_INVOICE,
+  webp,
+} from '../fixtures/documents.js';
+
+const config = { maxPages: 5, maxImagePixels: 40_000_000, ocrTimeoutMs: 60_000, ocrWorkers: 2, ocrQueueMax: 8 };
+const seen: ExtractionInfo[] = [];
+let pipeline: Pipeline;
+let euPdf: Buffer;
+let usPdf: Buffer;
+
+beforeAll(async () => {
+  pipeline = createPipeline(config, { onExtraction: (info) => seen.push(info) });
+  [euPdf, usPdf] = await Promise.all([invoicePdf(EU_INVOICE), invoicePdf(US_INVOICE)]);
+});
+
+afterAll(() => pipeline.close());
+
+function values(result: PipelineResult): Record<string, string> {
+  return Object.fromEntries(result.fields.map((f) => [f.field, f.value]));
+}
+
+/** Decodes through the request path first, as the HTTP layer does. */
+function extract(bytes: Buffer, fileName: string) {
+  return pipeline.extract(decodeFile({ file: bytes.toString('base64'), file_name: fileName }));
+}
+
+async function failure(promise: Promise<unknown>): Promise<DocumentError> {
+  const err = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(DocumentError);
+  return err as DocumentError;
+}
+
+describe('text PDFs', () => {
+  it('reads every canonical field of a European invoice from the text layer', async () => {
+    const result = await extract(euPdf, 'eu.pdf');
+    expect(result.pages).toBe(1);
+    expect(result.ocrPages).toBe(0);
+    expect(values(result)).toMatchObject({ ...EU_EXPECTED, vendor_address: 'Hauptstrasse 12, 10115 Berlin, Germany', payment_terms: '30 days net' });
+    const number = result.fields.find((f) => f.field === 'invoice_number')!;
+    expect(number).toMatchObject({ confidence: 95, explanation: "label 'Invoice No.' on page 1, value to the right", page: 1 });
+    expect(number.bbox!.x).toBeGreaterThan(0.7);
+    expect(number.bbox!.x).toBeLessThan(0.76);
+    expect(number.bbox!.y).toBeGreaterThan(0.11);
+    expect(number.bbox!.y).toBeLessThan(0.13);
+    expect(result.confidence).toBeGreaterThanOrEqual(85);
+    expect(documentText(result.document)).toContain('Invoice No.:\tINV-2026-0042\n');
+    expect(seen.at(-1)).toMatchObject({ fileType: 'application/pdf', path: 'text', pages: 1 });
+  });
+
+  it('reads a US invoice with written-out and month-first dates and dollar amounts', async () => {
+    expect(values(await extract(usPdf, 'us.pdf'))).toMatchObject(US_EXPECTED);
+  });
+
+  it('reads later pages of a multi-page PDF', async () => {
+    const result = await extract(await invoicePdf(EU_INVOICE, { extraPages: 2 }), 'multi.pdf');
+    expect(result.pages).toBe(3);
+    expect(result.document.pages.map((p) => p.source)).toEqual(['text_layer', 'text_layer', 'text_layer']);
+    expect(documentText(result.document).split('\f')[2]).toMatch(/^Page 3, line 1: terms/);
+  });
+});
+
+describe('scans and photos (OCR)', () => {
+  it('reads a 300-dpi scanned PNG', async () => {
+    const result = await extract(await renderPage(euPdf, 300), 'scan.png');
+    expect(result.ocrPages).toBe(1);
+    expect(values(result)).toMatchObject(EU_EXPECTED);
+    const total = result.fields.find((f) => f.field === 'total_amount')!;
+    expect(total.confidence).toBeGreaterThan(70);
+    expect(total.confidence).toBeLessThan(95);
+    expect(seen.at(-1)).toMatchObject({ fileType: 'image/png', path: 'ocr' });
+  });
+
+  it('turns an EXIF-rotated phone photo upright before reading it', async () => {
+    const jpeg = await photoJpeg(await renderPage(usPdf, 200));
+    const meta = await sharp(jpeg).metadata();
+    expect(meta.orientation).toBe(6);
+    expect(meta.width! > meta.height!).toBe(true);
+    expect(values(await extract(jpeg, 'photo.jpg'))).toMatchObject(US_EXPECTED);
+  });
+
+  it('reads a WebP', async () => {
+    expect(values(await extract(await webp(await renderPage(euPdf, 200)), 'scan.webp'))).toMatchObject(EU_EXPECTED);
+  });
+
+  it('OCRs a PDF page that has no text layer', async () => {
+    const scanned = await imageOnlyPdf(await renderPage(usPdf, 200));
+    const result = await extract(scanned, 'scanned.pdf');
+    expect(result.ocrPages).toBe(1);
+    expect(result.document.pages[0]!.source).toBe('ocr');
+    expect(values(result)).toMatchObject(US_EXPECTED);
+  });
+
+  it('OCRs a small screenshot after upscaling it', async () => {
+    const small = await sharp(await renderPage(usPdf, 72)).png().toBuffer();
+    const result = await extract(small, 'small.png');
+    expect(values(result)).toMatchObject({ invoice_number: '10234', total_amount: '1336.35', currency: 'USD' });
+  });
+});
+
+describe('documents that cannot be read', () => {
+  it('fails a truncated PDF as unreadable_document', async () => {
+    const err = await failure(extract(euPdf.subarray(0, 300), 'cut.pdf'));
+    expect(err.code).toBe('unreadable_document');
+    expect(err.message).toMatch(/^The PDF cannot be read \(.+\); it may be corrupt or truncated\.$/);
+  });
+
+  it('fails a password-protected PDF as encrypted_document', async () => {
+    const err = await failure(extract(await invoicePdf(EU_INVOICE, { userPassword: 'secret' }), 'locked.pdf'));
+    expect(err.code).toBe('encrypted_document');
+    expect(err.message).toBe('The PDF is password-protected; send it without a password.');
+  });
+
+  it('fails a PDF over the page limit before reading any page', async () => {
+    const err = await failure(extract(await blankPdf(6), 'long.pdf'));
+    expect(err.code).toBe('too_many_pages');
+    expect(err.message).toBe('The PDF has 6 pages; at most 5 are accepted.');
+  });
+
+  it('refuses a decompression bomb from its header', async () => {
+    const bomb = bombPng(100_000, 100_000);
+    expect(bomb.length).toBeLessThan(200);
+    const err = await failure(extract(bomb, 'bomb.png'));
+    expect(err.code).toBe('image_too_large');
+    expect(err.message).toBe('The image is 100000x100000 pixels (10,000,000,000); at most 40,000,000 pixels are accepted.');
+  });
+
+  it('fails a corrupt image as unreadable_document', async () => {
+    const png = await renderPage(euPdf, 50);
+    const err = await failure(extract(Buffer.concat([png.subarray(0, 40), Buffer.alloc(200, 7)]), 'broken.png'));
+    expect(err.code).toBe('unreadable_document');
+    expect(err.message).toMatch(/^The image cannot be decoded: /);
+  });
+
+  it('fails a document without any text as no_text_found', async () => {
+    const blank = await sharp({ create: { width: 800, height: 1000, channels: 3, background: '#ffffff' } }).png().toBuffer();
+    const err = await failure(extract(blank, 'blank.png'));
+    expect(err.code).toBe('no_text_found');
+  });
+});
