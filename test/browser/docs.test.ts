@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../client/helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const SCREENSHOT = path.resolve('test/artifacts/docs.png');
+const ARTIFACTS = path.resolve('test/artifacts');
 const available = fs.existsSync(CHROMIUM);
 const required = process.env.REQUIRE_SERVICES === '1';
 
@@ -68,8 +68,11 @@ describe.skipIf(!available && !required)('GET /docs in headless Chromium', () =>
     expect(JSON.parse(body ?? '{}')).toMatchObject({ api_key: { prefix: t.key.slice(0, 12) }, request_id: expect.stringMatching(/^req_/) });
     expect(external).toEqual([]);
 
-    fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
-    await page.screenshot({ path: SCREENSHOT, fullPage: true });
-    expect(fs.statSync(SCREENSHOT).size).toBeGreaterThan(10_000);
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    const whole = path.join(ARTIFACTS, 'docs.png');
+    const tryItOut = path.join(ARTIFACTS, 'docs-try-it-out.png');
+    await page.screenshot({ path: whole, fullPage: true });
+    await me.screenshot({ path: tryItOut });
+    for (const file of [whole, tryItOut]) expect(fs.statSync(file).size).toBeGreaterThan(10_000);
   });
 });
