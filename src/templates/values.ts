@@ -57,7 +57,7 @@ function formatRegex(format: string): RegExp | null {
     } else if (/\s/.test(c)) {
       source += '\\s*';
     } else {
-      source += `\\s*${c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')}`;
+      source += `\\s*${c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`;
     }
   }
   const regex = ok ? new RegExp(`^\\s*${source}\\s*$`, 'iu') : null;
