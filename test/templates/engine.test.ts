@@ -1,0 +1,133 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import type { components } from '../../generated/openapi.js';
+import type { FoundField } from '../../src/extraction/types.js';
+import { applyTemplate, matchesTemplate, mergeFields, selectTemplate } from '../../src/templates/engine.js';
+import { convertInvoice2data } from '../../src/templates/invoice2data.js';
+import { templateText } from '../../src/templates/text.js';
+import { documentFromText } from '../../scripts/eval/text-document.js';
+
+type Template = components['schemas']['Template'];
+type TemplateCreate = components['schemas']['TemplateCreate'];
+
+const CUSTOM = path.resolve(import.meta.dirname, '../../../shared/eval/invoice2data/custom');
+
+function fixture(name: string) {
+  const template = convertInvoice2data(parse(readFileSync(path.join(CUSTOM, 'templates', `${name}.yml`), 'utf8')), `${name}.yml`).template!;
+  const doc = documentFromText(readFileSync(path.join(CUSTOM, `${name}.txt`), 'utf8'));
+  const fields = applyTemplate(template, doc);
+  return { template, doc, fields, data: Object.fromEntries(fields.map((f) => [f.field, f.value])) };
+}
+
+describe('applyTemplate on the invoice2data custom fixtures', () => {
+  it('basic: regex fields typed and normalised', () => {
+    const { data, fields, template, doc } = fixture('basic');
+    expect(matchesTemplate(template, templateText(doc).text)).toBe(true);
+    expect(data).toMatchObject({ invoice_date: '2022-09-27', invoice_number: '0999/09/2022', total_amount: '123.45', vendor_name: 'Basic Test' });
+    const total = fields.find((f) => f.field === 'total_amount')!;
+    expect(total.explanation).toBe("template 'Basic Test' rule 'total_amount' (regex 1 of 1) on page 1");
+    expect(total.confidence).toBe(97);
+    expect(total.page).toBe(1);
+    expect(total.bbox!.width).toBeGreaterThan(0);
+  });
+
+  it('lines-basic: lines fields become <field>.N.<group>, typed', () => {
+    const { data } = fixture('lines-basic');
+    expect(data).toMatchObject({
+      'simple_lines.0.number': 'One',
+      'simple_lines.2.number': 'Three',
+      'column_lines.0.pos': '1',
+      'column_lines.1.name': 'Tomato',
+      'column_lines.1.qty': '0.50',
+      'column_lines.2.unit': '',
+    });
+  });
+
+  it('lines-blocks: every block between start and end, a field named lines as line_items', () => {
+    const { data } = fixture('lines-blocks');
+    const names = Object.keys(data).filter((k) => k.endsWith('.name'));
+    expect(names.map((k) => data[k])).toEqual(['Cat', 'Dog', 'Frog', 'Lizard', 'Unicorn']);
+    expect(data['line_items.4.pos']).toBe('5');
+  });
+
+  it('lines-multiple-patterns: each line takes the first pattern that matches', () => {
+    const { data } = fixture('lines-multiple-patterns');
+    expect(data).toMatchObject({ 'line_items.0.group': 'Mammals', 'line_items.1.name': 'Hedgehog', 'line_items.4.subgroup': 'Flying', 'line_items.10.name': 'Ostrich' });
+  });
+});
+
+const doc = documentFromText(
+  ['ACME Corporation          Invoice', 'Invoice No.: A-17', 'Date  03.02.2026', 'Amount due', '1.234,50', 'Fee 2,00', 'Fee 3,50'].join('\n'),
+);
+
+describe('engine semantics', () => {
+  const base: TemplateCreate = { name: 'ACME', keywords: ['ACME'], fields: {}, options: { decimal_separator: ',', date_formats: ['%d.%m.%Y'], currency: 'EUR' } };
+  const run = (fields: TemplateCreate['fields'], options = base.options) => Object.fromEntries(applyTemplate({ ...base, fields, options }, doc).map((f) => [f.field, f.value]));
+
+  it('groups repeated matches', () => {
+    const fee = { parser: 'regex' as const, regex: 'Fee ([\\d,]+)', type: 'amount' as const };
+    expect(run({ fee: { ...fee, group: 'sum' } }).fee).toBe('5.50');
+    expect(run({ fee: { ...fee, group: 'last' } }).fee).toBe('3.50');
+    expect(run({ fee: { ...fee, group: 'max' } }).fee).toBe('3.50');
+    expect(run({ fee }).fee).toBe('2.00');
+  });
+
+  it('reads labels to the right and below, and dates with strftime formats', () => {
+    const data = run({
+      invoice_number: { parser: 'label', label: 'Invoice No.' },
+      total_amount: { parser: 'label', label: 'Amount due', direction: 'below', type: 'amount' },
+      invoice_date: { parser: 'regex', regex: 'Date\\s+(\\S+)', type: 'date' },
+    });
+    expect(data).toMatchObject({ invoice_number: 'A-17', total_amount: '1234.50', invoice_date: '2026-02-03', currency: 'EUR' });
+  });
+
+  it('prepares the text as the options say before matching', () => {
+    expect(run({ name: { parser: 'regex', regex: '(acmecorporation)' } }, { remove_whitespace: true, lowercase: true }).name).toBe('acmecorporation');
+    expect(run({ no: { parser: 'regex', regex: 'No\\.: (\\S+)' } }, { replace: [['A-(\\d+)', 'B-\\1']] }).no).toBe('B-17');
+  });
+
+  it('says when a required field is missing', () => {
+    const fields = applyTemplate({ ...base, fields: { invoice_number: { parser: 'regex', regex: 'No\\.: (\\S+)' }, po: { parser: 'regex', regex: 'PO (\\d+)' } } }, doc);
+    expect(fields[0]!.explanation).toMatch(/template incomplete, not found: po$/);
+  });
+
+  it('matches keywords as regexes and honours exclude_keywords', () => {
+    const text = templateText(doc).text;
+    expect(matchesTemplate({ ...base, keywords: ['ACME', 'Invoice\\s+No'] }, text)).toBe(true);
+    expect(matchesTemplate({ ...base, keywords: ['ACME'], exclude_keywords: ['Fee'] }, text)).toBe(false);
+    expect(matchesTemplate({ ...base, keywords: ['ACME', 'Credit note'] }, text)).toBe(false);
+  });
+});
+
+describe('selectTemplate and mergeFields', () => {
+  const t = (id: string, priority: number, builtIn: boolean, created: string, keyword = 'ACME'): Template => ({
+    id, object: 'template', name: id, description: '', keywords: [keyword], exclude_keywords: [], priority, fields: {}, options: {},
+    built_in: builtIn, workspace_id: builtIn ? null : 'ws_x', created_at: created, updated_at: created,
+  });
+
+  it('prefers priority, then the workspace own templates, then the newest', () => {
+    const older = t('tpl_a', 5, false, '2026-01-01T00:00:00.000Z');
+    const newer = t('tpl_b', 5, false, '2026-02-01T00:00:00.000Z');
+    const builtin = t('tpl_builtin_c', 5, true, '2026-03-01T00:00:00.000Z');
+    const urgent = t('tpl_builtin_d', 9, true, '2025-01-01T00:00:00.000Z');
+    expect(selectTemplate([older, builtin, newer])?.id).toBe('tpl_b');
+    expect(selectTemplate([older, builtin, newer, urgent])?.id).toBe('tpl_builtin_d');
+    expect(selectTemplate([older, builtin])?.id).toBe('tpl_a');
+    expect(selectTemplate([])).toBeUndefined();
+  });
+
+  it('filters by keywords when given the text', () => {
+    const other = t('tpl_e', 50, false, '2026-01-01T00:00:00.000Z', 'Globex');
+    const acme = t('tpl_f', 1, false, '2026-01-01T00:00:00.000Z');
+    expect(selectTemplate([other, acme], 'ACME Corporation')?.id).toBe('tpl_f');
+    expect(selectTemplate([other], 'ACME Corporation')).toBeUndefined();
+  });
+
+  it('lets template fields win by name and generic ones fill the rest', () => {
+    const f = (field: string, value: string): FoundField => ({ field, value, confidence: 90, explanation: '' });
+    const merged = mergeFields([f('total_amount', '10.00')], [f('total_amount', '9.00'), f('currency', 'EUR')]);
+    expect(merged.map((m) => [m.field, m.value])).toEqual([['total_amount', '10.00'], ['currency', 'EUR']]);
+  });
+});

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import type { components } from '../../generated/openapi.js';
+import { ApiError } from '../../src/errors.js';
+import { compilePattern, translatePattern } from '../../src/templates/regex.js';
+import { validateTemplate } from '../../src/templates/validate.js';
+
+type TemplateCreate = components['schemas']['TemplateCreate'];
+type TemplateField = components['schemas']['TemplateField'];
+
+const withField = (field: TemplateField, name = 'total_amount'): TemplateCreate => ({ name: 'ACME', keywords: ['ACME'], fields: { [name]: field } });
+
+function messageOf(t: TemplateCreate): string {
+  try {
+    validateTemplate(t);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).code).toBe('invalid_request');
+    return (err as ApiError).message;
+  }
+  throw new Error('the template was accepted');
+}
+
+describe('validateTemplate', () => {
+  it('accepts a valid template with every parser', () => {
+    expect(() =>
+      validateTemplate({
+        name: 'ACME',
+        keywords: ['ACME', '(?i)invoice'],
+        fields: {
+          invoice_number: { parser: 'regex', regex: 'No\\.\\s*(?P<value>\\d+)' },
+          total_amount: { parser: 'regex', regex: ['Total\\s+([\\d.,]+)', 'Sum\\s+([\\d.,]+)'], type: 'amount', group: 'last' },
+          currency: { parser: 'static', value: 'EUR' },
+          due_date: { parser: 'label', label: 'Due date', direction: 'below', type: 'date', formats: ['%d.%m.%Y'] },
+          lines: { parser: 'lines', start: 'Items', end: 'Total', line: '^(?P<name>\\S.*?)\\s+(?P<price>\\d+\\.\\d\\d)$', types: { price: 'amount' } },
+        },
+        options: { replace: [['\\s+EUR', ' EUR']], date_formats: ['%B %d, %Y'] },
+      }),
+    ).not.toThrow();
+  });
+
+  it('names the pattern that does not compile', () => {
+    expect(messageOf(withField({ parser: 'regex', regex: ['Total (\\d+)', 'Sum ((\\d+)'] }))).toMatch(/^fields\.total_amount\.regex\[1\]: invalid regular expression: /);
+  });
+
+  it('refuses patterns that can backtrack catastrophically', () => {
+    expect(messageOf(withField({ parser: 'regex', regex: '(a+)+$' }))).toMatch(/^fields\.total_amount\.regex: regular expression may backtrack catastrophically/);
+    expect(messageOf({ name: 'x', keywords: ['(\\w+\\s?)*$'], fields: { a: { parser: 'static', value: '1' } } })).toMatch(/^keywords\[0\]: .*backtrack/);
+  });
+
+  it('requires exactly one capture group in a regex field, or a group named value', () => {
+    expect(messageOf(withField({ parser: 'regex', regex: 'Total \\d+' }))).toBe("fields.total_amount.regex: needs exactly one capture group (or a group named 'value'), it has 0");
+    expect(messageOf(withField({ parser: 'regex', regex: '(Total) (\\d+)' }))).toMatch(/it has 2$/);
+    expect(() => validateTemplate(withField({ parser: 'regex', regex: '(Total) (?<value>\\d+)' }))).not.toThrow();
+  });
+
+  it('refuses an unknown type, here and in lines types', () => {
+    expect(messageOf(withField({ parser: 'regex', regex: '(\\d+)', type: 'money' as 'amount' }))).toMatch(/^fields\.total_amount\.type: unknown type 'money'/);
+    const lines = { parser: 'lines' as const, start: 'a', end: 'b', line: '(?<qty>\\d+)', types: { qty: 'float' as 'amount' } };
+    expect(messageOf(withField(lines, 'lines'))).toMatch(/^fields\.lines\.types\.qty: unknown type 'float'/);
+  });
+
+  it('refuses too many fields', () => {
+    const fields = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}`, { parser: 'static' as const, value: 'x' }]));
+    expect(messageOf({ name: 'x', keywords: ['x'], fields })).toBe('fields: at most 100 fields, got 101');
+  });
+
+  it('checks the members each parser needs', () => {
+    expect(messageOf(withField({ parser: 'static' }))).toBe("fields.total_amount: a 'static' field needs 'value'");
+    expect(messageOf(withField({ parser: 'label' }))).toBe("fields.total_amount: a 'label' field needs 'label'");
+    expect(messageOf(withField({ parser: 'lines', start: 'a', line: '(?<x>.)' }))).toBe("fields.total_amount: a 'lines' field needs 'end'");
+    expect(messageOf(withField({ parser: 'lines', start: 'a', end: 'b', line: '(.)' }))).toMatch(/^fields\.total_amount\.line: needs at least one named group/);
+    expect(messageOf(withField({ parser: 'lines', start: 'a', end: 'b', line: '(?<x>.)', types: { y: 'amount' } }))).toMatch(/^fields\.total_amount\.types\.y: names no group/);
+  });
+
+  it('refuses field names that are not snake_case or contain dots', () => {
+    expect(messageOf(withField({ parser: 'static', value: 'x' }, 'Total.Amount'))).toMatch(/^fields\.Total\.Amount: field names are snake_case/);
+  });
+
+  it('refuses unsupported strftime directives and Python-only constructs', () => {
+    expect(messageOf({ ...withField({ parser: 'static', value: 'x' }), options: { date_formats: ['%d.%m.%Q'] } })).toBe('options.date_formats[0]: unsupported strftime directive %Q');
+    expect(messageOf(withField({ parser: 'regex', regex: '(?x)(\\d+)' }))).toBe('fields.total_amount.regex: inline flag (?x) is not supported');
+    expect(messageOf(withField({ parser: 'regex', regex: '(\\d+)(?(1)a|b)' }))).toMatch(/conditional groups/);
+  });
+});
+
+describe('Python pattern translation', () => {
+  it('turns named groups, backreferences and leading flags into JavaScript', () => {
+    expect(translatePattern('(?is)(?P<n>a)(?P=n)')).toEqual({ source: '(?<n>a)\\k<n>', flags: 'is' });
+    const c = compilePattern('(?i)total:\\s(?P<value>\\d+)');
+    expect(c.regex.exec('TOTAL: 12')?.groups?.value).toBe('12');
+  });
+
+  it('keeps Python meanings JavaScript would read differently', () => {
+    expect(compilePattern('(\\w+)').regex.exec('Grundgebühr')?.[1]).toBe('Grundgebühr');
+    expect(compilePattern('a{,2}\\:').regex.test('aa:')).toBe(true);
+    expect(compilePattern('(x{)').regex.test('x{')).toBe(true);
+  });
+});
