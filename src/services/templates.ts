@@ -5,7 +5,7 @@ import type { Store } from '../store/index.js';
 import type { Template } from '../store/templates.js';
 import { validateTemplate } from '../templates/validate.js';
 import { builtinTemplates } from '../templates/builtin.js';
-import { applyTemplate, matchesTemplate, mergeFields, selectTemplate } from '../templates/engine.js';
+import { applyTemplate, mergeFields, selectTemplate } from '../templates/engine.js';
 import { documentText } from '../extraction/text.js';
 import type { PipelineResult, TemplateApplier } from './extractions.js';
 
@@ -39,8 +39,7 @@ export function templateService(store: Store) {
       return isBuiltinId(id) ? byId.has(id) : (await store.templates.get(workspaceId, id)) !== undefined;
     },
     async apply(workspaceId, templateId, result: PipelineResult) {
-      const text = documentText(result.document);
-      const template = templateId ? await get(workspaceId, templateId) : selectTemplate((await all(workspaceId)).filter((t) => matchesTemplate(t, text)));
+      const template = templateId ? await get(workspaceId, templateId) : selectTemplate(await all(workspaceId), documentText(result.document));
       if (!template) return { templateId: null, fields: result.fields, confidence: result.confidence };
       const fields = mergeFields(applyTemplate(template, result.document), result.fields);
       return { templateId: template.id, fields, confidence: aggregateConfidence(fields, result.confidence) };
