@@ -19,10 +19,15 @@ export type TemplateRules = Pick<TemplateCreate, 'name' | 'keywords' | 'exclude_
 /** A rule the template states outright is trusted above a generic guess; OCR doubts lower it. */
 const CONFIDENCE = { static: 99, regex: 97, lines: 95, label: 93, currency: 90 } as const;
 
-/** Every keyword (a regex) found in the prepared text and no exclude keyword, as invoice2data decides. */
+/**
+ * Every keyword (a regex) found in the prepared text and no exclude keyword, as invoice2data
+ * decides. Keywords lose their spaces when the text does (`remove_whitespace`), or "WS Retail"
+ * could never match.
+ */
 export function matchesTemplate(t: TemplateRules, text: string): boolean {
-  const prepared = prepare(text.slice(0, MAX_TEMPLATE_TEXT), t.options ?? {});
-  const found = (source: string) => cachedPattern(source).regex.test(prepared);
+  const options = t.options ?? {};
+  const prepared = prepare(text.slice(0, MAX_TEMPLATE_TEXT), options);
+  const found = (source: string) => cachedPattern(options.remove_whitespace ? source.replace(/ +/g, '') : source).regex.test(prepared);
   return t.keywords.every(found) && !(t.exclude_keywords ?? []).some(found);
 }
 

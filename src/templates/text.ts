@@ -45,27 +45,30 @@ function median(values: number[]): number {
 
 /**
  * Renders a page the way `pdftotext -layout` does, which is what invoice2data templates are
- * written against: one text line a visual row, each word at the column its position gives in
- * units of the page's typical character width, so that column gaps stay runs of spaces.
+ * written against: one text line a visual row; words of one line one space apart; each further
+ * line of the row (the pipeline cuts rows at column gaps) at the column its position gives in
+ * units of the page's typical character width, at least two spaces on, so columns stay apart.
  */
 function renderPage(lines: Line[], page: number): TextRow[] {
   const words = lines.flatMap((l) => l.words);
   if (words.length === 0) return [];
   const charWidth = median(words.map((w) => w.bbox.width / Math.max(1, [...w.text].length))) || 0.01;
   const left = Math.min(...words.map((w) => w.bbox.x));
-  const byRow = new Map<number, Word[]>();
-  for (const line of lines) byRow.set(line.row, [...(byRow.get(line.row) ?? []), ...line.words]);
+  const byRow = new Map<number, Line[]>();
+  for (const line of lines) byRow.set(line.row, [...(byRow.get(line.row) ?? []), line]);
   return [...byRow.keys()]
     .sort((a, b) => a - b)
     .map((key) => {
       let text = '';
       const placed: PlacedWord[] = [];
-      for (const word of byRow.get(key)!.sort((a, b) => a.bbox.x - b.bbox.x)) {
-        const column = Math.round((word.bbox.x - left) / charWidth);
-        const gap = Math.max(text ? 1 : 0, column - text.length);
-        text += ' '.repeat(gap);
-        placed.push({ word, start: text.length, end: text.length + word.text.length });
-        text += word.text;
+      for (const line of byRow.get(key)!.sort((a, b) => a.bbox.x - b.bbox.x)) {
+        const column = Math.round((line.bbox.x - left) / charWidth);
+        text += ' '.repeat(text ? Math.max(2, column - text.length) : column);
+        line.words.forEach((word, i) => {
+          if (i > 0) text += ' ';
+          placed.push({ word, start: text.length, end: text.length + word.text.length });
+          text += word.text;
+        });
       }
       return { page, text, words: placed };
     });
