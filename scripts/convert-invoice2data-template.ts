@@ -8,8 +8,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse } from 'yaml';
-import { convertInvoice2data } from '../src/templates/invoice2data.js';
+import { convertInvoice2data, parseInvoice2data } from '../src/templates/invoice2data.js';
 import { templateSlug } from '../src/templates/builtin.js';
 
 function filesUnder(target: string): string[] {
@@ -37,8 +36,7 @@ const failed: string[] = [];
 for (const file of files) {
   let raw: unknown;
   try {
-    // PyYAML, which invoice2data uses, lets a repeated key win; several library templates rely on it.
-    raw = parse(readFileSync(file, 'utf8'), { uniqueKeys: false });
+    raw = parseInvoice2data(readFileSync(file, 'utf8'));
   } catch (err) {
     failed.push(`${file}: unreadable YAML/JSON (${(err as Error).message.split('\n')[0]})`);
     continue;

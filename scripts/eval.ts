@@ -11,13 +11,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parse } from 'yaml';
 import { loadConfig } from '../src/config.js';
 import { extractFields } from '../src/extraction/fields.js';
 import { createPipeline, type Pipeline } from '../src/extraction/pipeline.js';
 import type { DocumentText, FoundField } from '../src/extraction/types.js';
 import { applyTemplate, mergeFields, selectTemplate } from '../src/templates/engine.js';
-import { convertInvoice2data } from '../src/templates/invoice2data.js';
+import { convertInvoice2data, parseInvoice2data } from '../src/templates/invoice2data.js';
 import { templateText } from '../src/templates/text.js';
 import type { components } from '../generated/openapi.js';
 import { f1, flattenExpected, score, type Flat, type Tally } from './eval/score.js';
@@ -49,7 +48,7 @@ function filesUnder(dir: string, ext: RegExp): string[] {
 function loadTemplates(): Template[] {
   const dirs = [path.join(corpus, 'templates'), path.join(corpus, 'custom/templates')];
   return dirs.flatMap((dir) => filesUnder(dir, /\.(ya?ml|json)$/)).flatMap((file, i) => {
-    const { template } = convertInvoice2data(parse(readFileSync(file, 'utf8'), { uniqueKeys: false }), path.basename(file));
+    const { template } = convertInvoice2data(parseInvoice2data(readFileSync(file, 'utf8')), path.basename(file));
     if (!template) return [];
     const stamp = new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
     return [{ ...template, id: `tpl_builtin_eval_${i}`, object: 'template' as const, description: '', exclude_keywords: template.exclude_keywords ?? [], priority: template.priority ?? 5, options: template.options ?? {}, built_in: true, workspace_id: null, created_at: stamp, updated_at: stamp }];

@@ -1,3 +1,4 @@
+import { parse } from 'yaml';
 import type { components } from '../../generated/openapi.js';
 import { docexFieldName } from './field-names.js';
 import { compilePattern, PatternError } from './regex.js';
@@ -32,6 +33,18 @@ const MAX_PATTERNS = 20;
 const MAX_PATTERN_LENGTH = 2000;
 
 class Skip extends Error {}
+
+/**
+ * Reads a template file keeping every scalar as the text it was written as ("failsafe" schema):
+ * PyYAML, which invoice2data uses, reads "04080176" as text where YAML 1.2 would make it a
+ * number, and a template's patterns and values are text anyway. A repeated key wins, as in
+ * PyYAML; several library templates rely on it. JSON templates are YAML too.
+ */
+export function parseInvoice2data(text: string): unknown {
+  return parse(text, { schema: 'failsafe', uniqueKeys: false });
+}
+
+const truthy = (v: unknown) => v === true || (typeof v === 'string' && /^(true|yes|on)$/i.test(v));
 
 function strings(v: unknown, what: string): string[] {
   const list = Array.isArray(v) ? v : [v];
@@ -134,7 +147,7 @@ function convertOptions(raw: unknown, dropped: string[]): TemplateOptions {
   else dropped.push(`options.decimal_separator: '${separator}' is neither '.' nor ','`);
   const languages = o.languages === undefined ? [] : strings(o.languages, 'options.languages').filter((l) => /^[a-z]{2,3}$/.test(l));
   if (languages.length) options.languages = languages.slice(0, 10);
-  for (const flag of ['remove_whitespace', 'remove_accents', 'lowercase'] as const) if (o[flag] === true) options[flag] = true;
+  for (const flag of ['remove_whitespace', 'remove_accents', 'lowercase'] as const) if (truthy(o[flag])) options[flag] = true;
   if (Array.isArray(o.replace)) {
     const pairs = o.replace.filter((p): p is [string, string] => Array.isArray(p) && p.length === 2).map(([a, b]) => [String(a), String(b)]);
     if (pairs.length) options.replace = pairs.slice(0, 20);
@@ -183,7 +196,7 @@ export function convertInvoice2data(raw: unknown, source: string): Conversion {
       description: `Converted from the invoice2data template ${source} (MIT licence).`,
       keywords,
       ...(raw.exclude_keywords !== undefined ? { exclude_keywords: strings(raw.exclude_keywords, 'exclude_keywords') } : {}),
-      ...(typeof raw.priority === 'number' ? { priority: Math.max(0, Math.min(100, Math.round(raw.priority))) } : {}),
+      ...(Number.isFinite(Number(raw.priority ?? NaN)) ? { priority: Math.max(0, Math.min(100, Math.round(Number(raw.priority)))) } : {}),
       fields,
       options: convertOptions(raw.options, dropped),
     };

@@ -2,14 +2,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { builtinTemplates, loadBuiltinTemplates, templateSlug } from '../../src/templates/builtin.js';
 import { docexFieldName } from '../../src/templates/field-names.js';
-import { convertInvoice2data } from '../../src/templates/invoice2data.js';
+import { convertInvoice2data, parseInvoice2data } from '../../src/templates/invoice2data.js';
 import { validateTemplate } from '../../src/templates/validate.js';
 
 const LIBRARY = path.resolve(import.meta.dirname, '../../../shared/eval/invoice2data/templates');
-const convert = (file: string) => convertInvoice2data(parse(readFileSync(path.join(LIBRARY, file), 'utf8'), { uniqueKeys: false }), path.basename(file));
+const convert = (file: string) => convertInvoice2data(parseInvoice2data(readFileSync(path.join(LIBRARY, file), 'utf8')), path.basename(file));
 
 describe('convertInvoice2data', () => {
   it('converts legacy fields, static_ fields and top-level lines (Amazon Web Services)', () => {

@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import type { components } from '../../generated/openapi.js';
 import type { FoundField } from '../../src/extraction/types.js';
 import { applyTemplate, matchesTemplate, mergeFields, selectTemplate } from '../../src/templates/engine.js';
-import { convertInvoice2data } from '../../src/templates/invoice2data.js';
+import { convertInvoice2data, parseInvoice2data } from '../../src/templates/invoice2data.js';
 import { templateText } from '../../src/templates/text.js';
 import { documentFromText } from '../../scripts/eval/text-document.js';
 
@@ -15,7 +14,7 @@ type TemplateCreate = components['schemas']['TemplateCreate'];
 const CUSTOM = path.resolve(import.meta.dirname, '../../../shared/eval/invoice2data/custom');
 
 function fixture(name: string) {
-  const template = convertInvoice2data(parse(readFileSync(path.join(CUSTOM, 'templates', `${name}.yml`), 'utf8')), `${name}.yml`).template!;
+  const template = convertInvoice2data(parseInvoice2data(readFileSync(path.join(CUSTOM, 'templates', `${name}.yml`), 'utf8')), `${name}.yml`).template!;
   const doc = documentFromText(readFileSync(path.join(CUSTOM, `${name}.txt`), 'utf8'));
   const fields = applyTemplate(template, doc);
   return { template, doc, fields, data: Object.fromEntries(fields.map((f) => [f.field, f.value])) };
