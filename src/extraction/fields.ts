@@ -254,6 +254,15 @@ function better(field: CanonicalField, current: Candidate, challenger: Candidate
   return false;
 }
 
+/**
+ * An unknown label earns a field of its own only when it reads like one: a few words without
+ * numbers ("Payment terms", not "Page 2, line 1") and a value that is not running prose.
+ */
+function looksLikeLabel(pair: LabelValue): boolean {
+  const letters = normaliseLabel(pair.label).replace(/[^\p{L}]/gu, '').length;
+  return letters >= 2 && pair.label.length <= 40 && !/\d/.test(pair.label) && pair.label.split(' ').length <= 4 && pair.value.split(' ').length <= 12;
+}
+
 function otherValue(text: string, order: DateOrder): string {
   const raw = text.replace(/\s+/g, ' ').trim();
   const date = parseDate(raw, order);
@@ -273,7 +282,10 @@ function otherValue(text: string, order: DateOrder): string {
 export function extractFields(doc: DocumentText): FoundField[] {
   const text = documentText(doc);
   const order = dateOrderOf(text);
-  const pairs = doc.pages.flatMap((page) => findPairs(page, isKnownLabel));
+  // Layout asks about the same short phrases again and again (every line prefix), so answers are kept per document.
+  const answers = new Map<string, boolean>();
+  const known = (phrase: string) => answers.get(phrase) ?? answers.set(phrase, isKnownLabel(phrase)).get(phrase)!;
+  const pairs = doc.pages.flatMap((page) => findPairs(page, known));
   const lines = allLines(doc);
   const found = new Map<CanonicalField, Candidate>();
   const others: FoundField[] = [];
@@ -299,7 +311,7 @@ export function extractFields(doc: DocumentText): FoundField[] {
       if (!current || better(field, current, candidate)) found.set(field, candidate);
       break;
     }
-    if (targets.length || normaliseLabel(pair.label).replace(/[^\p{L}]/gu, '').length < 2 || pair.label.length > 40) continue;
+    if (targets.length || !looksLikeLabel(pair)) continue;
     let name = snakeCase(pair.label);
     if (!name) continue;
     if (CANONICAL_FIELDS.includes(name as CanonicalField)) name = `${name}_2`;
