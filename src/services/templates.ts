@@ -6,7 +6,7 @@ import type { Template } from '../store/templates.js';
 import { validateTemplate } from '../templates/validate.js';
 import { builtinTemplates } from '../templates/builtin.js';
 import { applyTemplate, mergeFields, selectTemplate } from '../templates/engine.js';
-import { documentText } from '../extraction/text.js';
+import { templateText } from '../templates/text.js';
 import type { PipelineResult, TemplateApplier } from './extractions.js';
 
 type TemplateCreate = components['schemas']['TemplateCreate'];
@@ -39,7 +39,7 @@ export function templateService(store: Store) {
       return isBuiltinId(id) ? byId.has(id) : (await store.templates.get(workspaceId, id)) !== undefined;
     },
     async apply(workspaceId, templateId, result: PipelineResult) {
-      const template = templateId ? await get(workspaceId, templateId) : selectTemplate(await all(workspaceId), documentText(result.document));
+      const template = templateId ? await get(workspaceId, templateId) : selectTemplate(await all(workspaceId), templateText(result.document).text);
       if (!template) return { templateId: null, fields: result.fields, confidence: result.confidence };
       const fields = mergeFields(applyTemplate(template, result.document), result.fields);
       return { templateId: template.id, fields, confidence: aggregateConfidence(fields, result.confidence) };
