@@ -19,6 +19,11 @@ export interface Config {
   ocrQueueMax: number;
   keepUploads: boolean;
   shutdownTimeoutMs: number;
+  /**
+   * A server that has not beaten its heartbeat for this long is taken to be gone; its `processing`
+   * extractions are then marked failed by the other servers (or by the next start).
+   */
+  instanceStaleMs: number;
 }
 
 export class ConfigError extends Error {
@@ -84,5 +89,6 @@ export function loadConfig(env: Env = process.env): Config {
     ocrQueueMax: integer(env, 'OCR_QUEUE_MAX', 8, 0, 10_000),
     keepUploads: boolean(env, 'KEEP_UPLOADS', false),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    instanceStaleMs: integer(env, 'INSTANCE_STALE_MS', 60_000, 3_000, 86_400_000),
   };
 }

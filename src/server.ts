@@ -5,7 +5,18 @@ import { createLogger, type Logger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { loadApiDocument } from './openapi.js';
 import { openStore, type Store } from './store/index.js';
-import { createRateLimiter, memoryCounters, sqliteCounters, systemClock, type Clock } from './limits/rate-limiter.js';
+import {
+  createRateLimiter,
+  memoryCounters,
+  postgresCounters,
+  redisCounters,
+  sqliteCounters,
+  systemClock,
+  type Clock,
+  type CounterBackend,
+} from './limits/rate-limiter.js';
+import { openRedis, pingRedis } from './limits/redis.js';
+import { startInstance } from './store/instances.js';
 import { createPipeline } from './extraction/pipeline.js';
 import { decodeFile } from './extraction/input.js';
 import { extractionService } from './services/extractions.js';
@@ -32,12 +43,21 @@ export interface ServerOptions {
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const store = await openStore(config.databaseUrl);
-  const interrupted = await store.extractions.failInterrupted();
-  if (interrupted > 0) logger.warn({ count: interrupted }, 'marked extractions interrupted by a previous stop as failed');
+  const instance = await startInstance(
+    { instanceId: store.instanceId, instances: store.instances, failInterrupted: (before) => store.extractions.failInterrupted(before) },
+    config.instanceStaleMs,
+    (count) => logger.warn({ count }, 'marked extractions of a stopped server as failed'),
+    (err) => logger.error({ err }, 'instance heartbeat failed'),
+  );
   const firstKey = await bootstrapFirstKey(store);
 
   const clock = options.clock ?? systemClock;
-  const counters = store.dialect === 'sqlite' ? await sqliteCounters(store.db) : memoryCounters();
+  // Redis when configured (shared by every instance), else the database the instances already share.
+  const redis = config.redisUrl ? await openRedis(config.redisUrl, logger) : null;
+  let counters: CounterBackend;
+  if (redis) counters = redisCounters(redis);
+  else if (store.dialect === 'postgres') counters = await postgresCounters(store.db);
+  else counters = await sqliteCounters(store.db);
   const limiter = createRateLimiter(counters, clock);
   const failedAuthLimiter = createRateLimiter(memoryCounters(), clock);
   const pipeline = createPipeline(config, {
@@ -64,7 +84,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     failedAuthLimiter,
     extractions,
     templates,
-    readiness: { database: () => store.ping(), rateLimitStore: null, ocrReady: () => pipeline.ready() },
+    readiness: { database: () => store.ping(), rateLimitStore: redis ? () => pingRedis(redis) : null, ocrReady: () => pipeline.ready() },
   });
 
   const server = http.createServer(app.callback());
@@ -76,7 +96,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  logger.info({ url, database: store.dialect }, 'docex listening');
+  logger.info({ url, database: store.dialect, rate_limit_store: redis ? 'redis' : store.dialect, instance: store.instanceId }, 'docex listening');
 
   let closing: Promise<void> | null = null;
   return {
@@ -93,6 +113,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         await stopped;
         clearTimeout(timer);
         await pipeline.close();
+        await instance.stop();
+        await redis?.quit().catch(() => redis.disconnect());
         await store.close();
         logger.info('docex stopped');
       })();

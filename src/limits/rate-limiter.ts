@@ -1,9 +1,12 @@
 import {
   RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRedis,
   RateLimiterRes,
   RateLimiterSQLite,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
 import type { Db } from '../store/db.js';
 import type { Limits } from './plans.js';
 
@@ -59,6 +62,29 @@ export async function sqliteCounters(db: Db): Promise<CounterBackend> {
     );
   });
   return limiter;
+}
+
+/**
+ * Counters in PostgreSQL: every instance on the database shares them (one atomic upsert per count).
+ * The table is made by the migrations, under their lock, not by each starting server.
+ */
+export async function postgresCounters(db: Db): Promise<CounterBackend> {
+  let limiter!: RateLimiterPostgres;
+  await new Promise<void>((resolve, reject) => {
+    limiter = new RateLimiterPostgres(
+      { storeClient: db, storeType: 'knex', tableName: 'rate_limit_counters', tableCreated: true, points: UNBOUNDED, duration: 2 * 86_400 },
+      (err?: Error) => (err ? reject(err) : resolve()),
+    );
+  });
+  return limiter;
+}
+
+/**
+ * Counters in Redis, shared by every instance (an atomic Lua increment per count). The client must
+ * fail fast while disconnected (see limits/redis.ts) so that a Redis outage is a quick 503, not a hang.
+ */
+export function redisCounters(client: Redis): CounterBackend {
+  return new RateLimiterRedis({ storeClient: client, keyPrefix: 'docex:rl', points: UNBOUNDED, duration: 2 * 86_400, rejectIfRedisNotReady: true });
 }
 
 async function increment(counters: CounterBackend, key: string, windowMs: number): Promise<number> {

@@ -26,9 +26,11 @@ export interface ExtractionRecord {
 interface Row extends Omit<ExtractionRecord, 'fields'> {
   fields: string;
   upload: Buffer | null;
+  /** The server instance working on it while `processing` (see instances.ts). */
+  owner_instance: string | null;
 }
 
-const fromRow = ({ upload: _upload, fields, ...rest }: Row): ExtractionRecord => ({
+const fromRow = ({ upload: _upload, owner_instance: _owner, fields, ...rest }: Row): ExtractionRecord => ({
   ...rest,
   fields: JSON.parse(fields) as ExtractionField[],
 });
@@ -48,7 +50,8 @@ export type ExtractionOutcome =
   | { status: 'completed'; template_id: string | null; confidence: number; pages: number; credits_used: number; fields: ExtractionField[] }
   | { status: 'failed'; error_code: string; error_message: string; pages: number; credits_used: number };
 
-export function extractionsRepository(db: Db) {
+/** `instanceId` is the server this store belongs to; new extractions are recorded as its work. */
+export function extractionsRepository(db: Db, instanceId: string) {
   const table = () => db<Row>('extractions');
   return {
     async create(
@@ -67,6 +70,7 @@ export function extractionsRepository(db: Db) {
         created_at: new Date().toISOString(),
         completed_at: null,
         upload,
+        owner_instance: instanceId,
       };
       await table().insert(row);
       return fromRow(row);
@@ -90,10 +94,19 @@ export function extractionsRepository(db: Db) {
       const rows = (await q).map(fromRow);
       return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
     },
-    /** Marks extractions left `processing` by a crash as failed; returns how many there were. */
-    async failInterrupted(): Promise<number> {
+    /**
+     * Marks as failed the extractions left `processing` by a server that is gone: no owner recorded, or
+     * an owner without a heartbeat since `staleBefore` (epoch ms). Live servers' work is left alone.
+     * Returns how many there were.
+     */
+    async failInterrupted(staleBefore: number): Promise<number> {
       return table()
         .where({ status: 'processing' })
+        .andWhere((q) =>
+          q
+            .whereNull('owner_instance')
+            .orWhereNotIn('owner_instance', db('instances').select('id').where('heartbeat_at', '>=', staleBefore)),
+        )
         .update({
           status: 'failed',
           error_code: 'interrupted',

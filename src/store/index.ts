@@ -1,13 +1,18 @@
+import { randomBytes } from 'node:crypto';
 import { openDb, dialectOf, type Db, type Dialect } from './db.js';
 import { migrate } from './migrations.js';
 import { workspacesRepository } from './workspaces.js';
 import { apiKeysRepository } from './api-keys.js';
 import { extractionsRepository } from './extractions.js';
 import { templatesRepository } from './templates.js';
+import { instancesRepository } from './instances.js';
 
 export interface Store {
   db: Db;
   dialect: Dialect;
+  /** This process's identity among the servers sharing the database. */
+  instanceId: string;
+  instances: ReturnType<typeof instancesRepository>;
   workspaces: ReturnType<typeof workspacesRepository>;
   apiKeys: ReturnType<typeof apiKeysRepository>;
   extractions: ReturnType<typeof extractionsRepository>;
@@ -25,12 +30,15 @@ export async function openStore(databaseUrl: string): Promise<Store> {
     await db.destroy();
     throw err;
   }
+  const instanceId = `inst_${randomBytes(12).toString('hex')}`;
   return {
     db,
     dialect: dialectOf(databaseUrl),
+    instanceId,
+    instances: instancesRepository(db),
     workspaces: workspacesRepository(db),
     apiKeys: apiKeysRepository(db),
-    extractions: extractionsRepository(db),
+    extractions: extractionsRepository(db, instanceId),
     templates: templatesRepository(db),
     async ping() {
       await db.raw('select 1');

@@ -65,6 +65,38 @@ const MIGRATIONS: Record<string, Migration> = {
       for (const table of ['templates', 'extractions', 'api_keys', 'workspaces']) await db.schema.dropTableIfExists(table);
     },
   },
+  '002_instances': {
+    async up(db) {
+      // Several servers may share one database: each registers itself and beats a heartbeat, and an
+      // extraction records which one is working on it, so a starting server fails only orphaned work.
+      await db.schema.createTable('instances', (t) => {
+        t.string('id', 40).primary();
+        t.bigInteger('started_at').notNullable();
+        t.bigInteger('heartbeat_at').notNullable();
+        t.index(['heartbeat_at']);
+      });
+      await db.schema.alterTable('extractions', (t) => {
+        t.string('owner_instance', 40).nullable();
+      });
+      if (db.client.config.client !== 'pg') return;
+      // Ids are compared and ordered (pagination cursors); byte order makes PostgreSQL agree with SQLite
+      // whatever the database's default collation.
+      for (const table of ['workspaces', 'api_keys', 'extractions', 'templates']) {
+        const length = table === 'templates' ? 80 : 40;
+        await db.raw(`ALTER TABLE ?? ALTER COLUMN id TYPE varchar(${length}) COLLATE "C"`, [table]);
+      }
+      // rate-limiter-flexible's counter table, created here under the migration lock rather than by
+      // each starting server (concurrent CREATE TABLE IF NOT EXISTS races in PostgreSQL).
+      await db.raw(
+        'CREATE TABLE rate_limit_counters (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)',
+      );
+    },
+    async down(db) {
+      await db.schema.dropTableIfExists('instances');
+      await db.schema.alterTable('extractions', (t) => t.dropColumn('owner_instance'));
+      if (db.client.config.client === 'pg') await db.schema.dropTableIfExists('rate_limit_counters');
+    },
+  },
 };
 
 const source: Knex.MigrationSource<string> = {
