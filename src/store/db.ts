@@ -12,7 +12,15 @@ export function dialectOf(databaseUrl: string): Dialect {
 /** One knex instance for `sqlite:/path/file.sqlite` (the embedded default) or `postgres://...`. */
 export function openDb(databaseUrl: string): Db {
   if (dialectOf(databaseUrl) === 'postgres') {
-    return knex({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 10 }, acquireConnectionTimeout: 5000 });
+    return knex({
+      client: 'pg',
+      connection: databaseUrl,
+      pool: { min: 0, max: 10 },
+      acquireConnectionTimeout: 5000,
+      // knex prints connection failures to the console, outside the JSON log; they reach the caller as
+      // rejected queries anyway (a 503, logged there, or a failed readiness check).
+      log: { warn: () => undefined, error: () => undefined },
+    });
   }
   const filename = databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
