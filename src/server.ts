@@ -90,6 +90,15 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const server = http.createServer(app.callback());
   // Large uploads on slow links must not be cut off by Node's default 5-minute request timeout either.
   server.requestTimeout = 10 * 60_000;
+  // While stopping, responses ask keep-alive clients to hang up, so that the stop does not wait out
+  // their idle keep-alive timeout once the requests in flight are answered.
+  const unanswered = new Set<http.ServerResponse>();
+  let draining = false;
+  server.on('request', (_req, res: http.ServerResponse) => {
+    if (draining) res.setHeader('Connection', 'close');
+    unanswered.add(res);
+    res.once('close', () => unanswered.delete(res));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -107,6 +116,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     firstKey,
     close() {
       closing ??= (async () => {
+        draining = true;
+        for (const res of unanswered) if (!res.headersSent) res.setHeader('Connection', 'close');
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
