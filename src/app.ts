@@ -81,6 +81,10 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
   // openapi-backend only needs to know whether it succeeded.
   api.registerSecurityHandler('bearerAuth', (_c: Context, ctx: Koa.Context) => ctx.state.principal !== undefined);
   await api.init();
+  // openapi-backend rebuilds its flattened operation list (lodash) on every match, up to four times a
+  // request; the document does not change after init, so the list is built once.
+  const operations = api.router.getOperations();
+  api.router.getOperations = () => operations;
   const missing = api.getOperations().filter((op) => !operationHandlers[op.operationId!]);
   if (missing.length) throw new Error(`No handler for operations: ${missing.map((op) => op.operationId).join(', ')}`);
 

@@ -5,16 +5,8 @@ import { createLogger, type Logger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { loadApiDocument } from './openapi.js';
 import { openStore, type Store } from './store/index.js';
-import {
-  createRateLimiter,
-  memoryCounters,
-  postgresCounters,
-  redisCounters,
-  sqliteCounters,
-  systemClock,
-  type Clock,
-  type CounterBackend,
-} from './limits/rate-limiter.js';
+import { createRateLimiter, systemClock, type Clock } from './limits/rate-limiter.js';
+import { memoryCounters, postgresCounters, redisCounters, sqliteCounters, type CounterBackend } from './limits/counters.js';
 import { openRedis, pingRedis } from './limits/redis.js';
 import { startInstance } from './store/instances.js';
 import { createPipeline } from './extraction/pipeline.js';
@@ -124,6 +116,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         await stopped;
         clearTimeout(timer);
         await pipeline.close();
+        await counters.close();
         await instance.stop();
         await redis?.quit().catch(() => redis.disconnect());
         await store.close();

@@ -33,7 +33,7 @@ export function openDb(databaseUrl: string): Db {
       max: 1,
       // WAL lets readers go on while one write is in progress; busy_timeout waits for a lock instead of failing at once.
       afterCreate(conn: { exec: (sql: string, cb: (err: Error | null) => void) => void }, done: (err: Error | null, conn: unknown) => void) {
-        conn.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;', (err) => done(err, conn));
+        conn.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;', (err) => done(err, conn));
       },
     },
   });

@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { openStore, type Store } from '../../src/store/index.js';
-import { createRateLimiter, postgresCounters, redisCounters, sqliteCounters, type CounterBackend } from '../../src/limits/rate-limiter.js';
+import { createRateLimiter } from '../../src/limits/rate-limiter.js';
+import { postgresCounters, redisCounters, sqliteCounters, type CounterBackend } from '../../src/limits/counters.js';
 import { openRedis } from '../../src/limits/redis.js';
 import { createLogger } from '../../src/logger.js';
 import { databases, testRedisUrl, type TestDatabase } from '../store/databases.js';
@@ -59,6 +60,39 @@ describe.runIf(redisUrl)('rate-limit counters in Redis, two clients', () => {
       await expect(limiter.consume('key_down', FREE)).rejects.toThrow();
     } finally {
       client.disconnect();
+    }
+  });
+});
+
+describe('SQLite counters (memory, written through once a second and on close)', () => {
+  it('keep their counts across a restart and forget expired ones', async () => {
+    const database = await databases[0].create();
+    try {
+      let now = 1_000_000;
+      const clock = () => now;
+      let store = await openStore(database.url);
+      let counters = await sqliteCounters(store.db, clock);
+      expect(await counters.add('day', 1, 100)).toBe(1);
+      expect(await counters.add('day', 1, 100)).toBe(2);
+      expect(await counters.add('day', -1, 100)).toBe(1);
+      await counters.add('short', 1, 1);
+      await counters.close();
+      await store.close();
+
+      now += 2000;
+      store = await openStore(database.url);
+      counters = await sqliteCounters(store.db, clock);
+      expect(await counters.get('day')).toBe(1);
+      expect(await counters.get('short')).toBe(0);
+      expect(await counters.add('short', 1, 1)).toBe(1);
+      await counters.close();
+      expect(await store.db('rate_limit_counters').orderBy('key').select('key', 'points')).toEqual([
+        { key: 'day', points: 1 },
+        { key: 'short', points: 1 },
+      ]);
+      await store.close();
+    } finally {
+      await database.drop();
     }
   });
 });

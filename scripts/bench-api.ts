@@ -1,0 +1,205 @@
+/**
+ * Measures the API's per-request overhead: autocannon against GET /v1/me (authentication, rate
+ * limiting, validation, access log, metrics) on an Enterprise key with limits out of reach, against a
+ * bare Koa hello-world, with the same connections and duration. Each target runs in its own child
+ * process so that the load generator does not share its event loop.
+ *
+ *   npm run bench:api [-- --duration 10 --connections 50]
+ *
+ * Runs on SQLite always, and on PostgreSQL + Redis when BENCH_DATABASE_URL (else TEST_DATABASE_URL) and
+ * BENCH_REDIS_URL (else TEST_REDIS_URL) reach them; a fresh PostgreSQL database is made and dropped.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import knex from 'knex';
+import Koa from 'koa';
+import { Redis } from 'ioredis';
+import { loadConfig } from '../src/config.js';
+import { startServer } from '../src/server.js';
+import { openStore } from '../src/store/index.js';
+
+/** The part of autocannon's (untyped) API used here. */
+interface AutocannonResult {
+  requests: { average: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+}
+const autocannon = createRequire(import.meta.url)('autocannon') as (options: {
+  url: string;
+  headers: Record<string, string>;
+  connections: number;
+  duration: number;
+}) => Promise<AutocannonResult>;
+
+const SERVE = '--serve';
+const self = fileURLToPath(import.meta.url);
+const root = path.resolve(path.dirname(self), '..');
+
+/** Child mode: serve one target and print its URL as one JSON line. */
+async function serve(target: string): Promise<void> {
+  if (target === 'koa') {
+    const app = new Koa();
+    app.use((ctx) => {
+      ctx.body = { hello: 'world' };
+    });
+    const server = app.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}` })}\n`);
+    });
+    return;
+  }
+  const running = await startServer(loadConfig({ ...process.env, PORT: '0' }));
+  process.stdout.write(`${JSON.stringify({ url: running.url })}\n`);
+  process.once('SIGTERM', () => void running.close().then(() => process.exit(0)));
+}
+
+interface Target {
+  url: string;
+  child: ChildProcess;
+}
+
+function startTarget(target: string, env: Record<string, string>): Promise<Target> {
+  const child = spawn(path.join(root, 'node_modules', '.bin', 'tsx'), [self, SERVE, target], {
+    cwd: root,
+    // The access log goes to /dev/null: written as in production, not read.
+    env: { ...process.env, OCR_WORKERS: '1', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    const lines = readline.createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      if (!line.startsWith('{"url"')) return;
+      lines.close();
+      child.stdout!.resume();
+      resolve({ url: (JSON.parse(line) as { url: string }).url, child });
+    });
+    child.once('exit', (code) => reject(new Error(`${target} exited with ${code} before listening`)));
+  });
+}
+
+async function stopTarget(t: Target): Promise<void> {
+  const exited = new Promise((resolve) => t.child.once('exit', resolve));
+  t.child.kill('SIGTERM');
+  await exited;
+}
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function load(url: string, headers: Record<string, string>, connections: number, duration: number): Promise<Figures> {
+  const result = await autocannon({ url, headers, connections, duration });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}
+
+interface Setup {
+  name: string;
+  env: Record<string, string>;
+  databaseUrl: string;
+  drop(): Promise<void>;
+}
+
+function sqliteSetup(): Setup {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docex-bench-'));
+  const databaseUrl = `sqlite:${path.join(dir, 'docex.sqlite')}`;
+  return { name: 'SQLite', databaseUrl, env: { DATABASE_URL: databaseUrl }, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+async function postgresRedisSetup(): Promise<Setup | string> {
+  const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
+  if (!serverUrl || !redisUrl) return 'set BENCH_DATABASE_URL/TEST_DATABASE_URL and BENCH_REDIS_URL/TEST_REDIS_URL to include PostgreSQL + Redis';
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const admin = knex({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
+  const name = `docex_bench_${randomBytes(6).toString('hex')}`;
+  try {
+    await redis.connect();
+    await redis.ping();
+    await admin.raw('CREATE DATABASE ??', [name]);
+  } catch (err) {
+    return `PostgreSQL or Redis not reachable (${(err as Error).message})`;
+  } finally {
+    redis.disconnect();
+    await admin.destroy();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    name: 'PostgreSQL + Redis',
+    databaseUrl: url.toString(),
+    env: { DATABASE_URL: url.toString(), REDIS_URL: redisUrl },
+    async drop() {
+      const dropper = knex({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
+      await dropper.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]);
+      await dropper.destroy();
+    },
+  };
+}
+
+/** An Enterprise workspace with limits nobody reaches in a benchmark, and a key on it. */
+async function enterpriseKey(databaseUrl: string): Promise<string> {
+  const store = await openStore(databaseUrl);
+  try {
+    const ws = await store.workspaces.create({ name: 'bench', plan: 'enterprise', per_minute: 1_000_000_000, per_day: 1_000_000_000 });
+    return (await store.apiKeys.create({ workspace_id: ws.id, name: 'bench', scopes: [] })).secret;
+  } finally {
+    await store.close();
+  }
+}
+
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } } });
+  const duration = Number(values.duration);
+  const connections = Number(values.connections);
+  console.log(`autocannon: ${connections} connections, ${duration} s per target, GET /v1/me vs bare Koa\n`);
+
+  const koa = await startTarget('koa', {});
+  const bare = await load(koa.url, {}, connections, duration);
+  await stopTarget(koa);
+
+  const setups: Setup[] = [sqliteSetup()];
+  const pg = await postgresRedisSetup();
+  if (typeof pg === 'string') console.log(`PostgreSQL + Redis skipped: ${pg}\n`);
+  else setups.push(pg);
+
+  const rows: string[][] = [['target', 'req/s', 'p50', 'p99', 'non-2xx', 'errors', 'vs bare Koa']];
+  rows.push(['bare Koa hello-world', bare.rps.toFixed(0), ms(bare.p50), ms(bare.p99), String(bare.non2xx), String(bare.errors), '100%']);
+  for (const setup of setups) {
+    try {
+      const key = await enterpriseKey(setup.databaseUrl);
+      const docex = await startTarget('docex', { ...setup.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' });
+      const url = `${docex.url}/v1/me`;
+      const headers = { Authorization: `Bearer ${key}` };
+      await load(url, headers, connections, 1);
+      const f = await load(url, headers, connections, duration);
+      await stopTarget(docex);
+      const ratio = (100 * f.rps) / bare.rps;
+      rows.push([`docex GET /v1/me, ${setup.name}`, f.rps.toFixed(0), ms(f.p50), ms(f.p99), String(f.non2xx), String(f.errors), `${ratio.toFixed(0)}%`]);
+    } finally {
+      await setup.drop();
+    }
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  console.log(line(rows[0]));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const r of rows.slice(1)) console.log(line(r));
+  console.log('\nTarget: docex at 50% or more of bare Koa. A warm-up second precedes each docex run.');
+}
+
+if (process.argv[2] === SERVE) await serve(process.argv[3]);
+else await main();
