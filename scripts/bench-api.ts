@@ -161,6 +161,10 @@ async function enterpriseKey(databaseUrl: string): Promise<string> {
 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
+function row(name: string, f: Figures, bare: Figures): string[] {
+  return [name, f.rps.toFixed(0), ms(f.p50), ms(f.p99), String(f.non2xx), String(f.errors), `${((100 * f.rps) / bare.rps).toFixed(0)}%`];
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } } });
   const duration = Number(values.duration);
@@ -177,7 +181,7 @@ async function main(): Promise<void> {
   else setups.push(pg);
 
   const rows: string[][] = [['target', 'req/s', 'p50', 'p99', 'non-2xx', 'errors', 'vs bare Koa']];
-  rows.push(['bare Koa hello-world', bare.rps.toFixed(0), ms(bare.p50), ms(bare.p99), String(bare.non2xx), String(bare.errors), '100%']);
+  rows.push(row('bare Koa hello-world', bare, bare));
   for (const setup of setups) {
     try {
       const key = await enterpriseKey(setup.databaseUrl);
@@ -186,9 +190,12 @@ async function main(): Promise<void> {
       const headers = { Authorization: `Bearer ${key}` };
       await load(url, headers, connections, 1);
       const f = await load(url, headers, connections, duration);
+      rows.push(row(`docex GET /v1/me, ${setup.name}`, f, bare));
+      if (setup === setups[0]) {
+        // The same middleware chain without authentication, limits or the database: the framework's share.
+        rows.push(row('docex GET /healthz (no key, no database)', await load(`${docex.url}/healthz`, {}, connections, duration), bare));
+      }
       await stopTarget(docex);
-      const ratio = (100 * f.rps) / bare.rps;
-      rows.push([`docex GET /v1/me, ${setup.name}`, f.rps.toFixed(0), ms(f.p50), ms(f.p99), String(f.non2xx), String(f.errors), `${ratio.toFixed(0)}%`]);
     } finally {
       await setup.drop();
     }

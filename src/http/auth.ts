@@ -31,11 +31,9 @@ export function authenticate(store: Store, failedAuthLimiter: RateLimiter, perMi
     if (!ctx.state.requiredScopes) return next();
     try {
       const secret = bearerKey(ctx);
-      const key = isWellFormedKey(secret) ? await store.apiKeys.findBySecret(secret) : undefined;
-      if (!key) throw unauthorized('Invalid or revoked API key.');
-      const workspace = await store.workspaces.get(key.workspace_id);
-      if (!workspace || workspace.deleted_at) throw unauthorized('Invalid or revoked API key.');
-      ctx.state.principal = { key, workspace, limits: workspaceLimits(workspace) };
+      const found = isWellFormedKey(secret) ? await store.apiKeys.findBySecret(secret) : undefined;
+      if (!found) throw unauthorized('Invalid or revoked API key.');
+      ctx.state.principal = { ...found, limits: workspaceLimits(found.workspace) };
     } catch (err) {
       if (!(err instanceof ApiError) || err.code !== 'unauthorized') throw err;
       const decision = await failedAuthLimiter.consume(`auth:${ctx.ip}`, failureLimits);

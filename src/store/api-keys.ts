@@ -1,6 +1,7 @@
 import type { Db } from './db.js';
 import { newId } from '../ids.js';
 import { generateKey, hashKey, hashesEqual, keyPrefix } from '../auth/keys.js';
+import type { Workspace } from './workspaces.js';
 import type { components } from '../../generated/openapi.js';
 
 export type Scope = components['schemas']['Scope'];
@@ -41,17 +42,32 @@ export function apiKeysRepository(db: Db) {
       await table().insert(row);
       return { key: fromRow(row), secret };
     },
-    /** The active key whose secret this is, if any (revoked keys and keys of deleted workspaces are not returned). */
-    async findBySecret(secret: string): Promise<ApiKeyRecord | undefined> {
+    /**
+     * The active key whose secret this is and its workspace, if any (revoked keys and keys of deleted
+     * workspaces are not returned). One query: it runs on every authenticated request.
+     */
+    async findBySecret(secret: string): Promise<{ key: ApiKeyRecord; workspace: Workspace } | undefined> {
       const hash = hashKey(secret);
       const row = await table()
         .join('workspaces', 'workspaces.id', 'api_keys.workspace_id')
         .where('api_keys.hash', hash)
         .whereNull('api_keys.revoked_at')
         .whereNull('workspaces.deleted_at')
-        .first('api_keys.*');
+        .first<(Row & { [K in Exclude<keyof Workspace, 'id'> as `ws_${K}`]: Workspace[K] }) | undefined>(
+          'api_keys.*',
+          'workspaces.name as ws_name',
+          'workspaces.plan as ws_plan',
+          'workspaces.per_minute as ws_per_minute',
+          'workspaces.per_day as ws_per_day',
+          'workspaces.created_at as ws_created_at',
+          'workspaces.deleted_at as ws_deleted_at',
+        );
       if (!row || !hashesEqual(row.hash, hash)) return undefined;
-      return fromRow(row);
+      const { ws_name, ws_plan, ws_per_minute, ws_per_day, ws_created_at, ws_deleted_at, ...key } = row;
+      return {
+        key: fromRow(key),
+        workspace: { id: key.workspace_id, name: ws_name, plan: ws_plan, per_minute: ws_per_minute, per_day: ws_per_day, created_at: ws_created_at, deleted_at: ws_deleted_at },
+      };
     },
     async get(id: string): Promise<ApiKeyRecord | undefined> {
       const row = await table().where({ id }).first();

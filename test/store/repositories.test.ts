@@ -51,7 +51,7 @@ describe.each(databases)('store on $name', (kind) => {
   it('finds a key by its secret with its scopes, and no longer once revoked or its workspace deleted', async () => {
     const ws = await store.workspaces.create({ name: 'keys', plan: 'free' });
     const { key, secret } = await store.apiKeys.create({ workspace_id: ws.id, name: 'k', scopes: ['extractions:read', 'templates:write'] });
-    expect(await store.apiKeys.findBySecret(secret)).toEqual(key);
+    expect(await store.apiKeys.findBySecret(secret)).toEqual({ key, workspace: ws });
     expect(key.scopes).toEqual(['extractions:read', 'templates:write']);
     expect(await store.apiKeys.findBySecret(`${secret.slice(0, -1)}x`)).toBeUndefined();
 
@@ -59,7 +59,7 @@ describe.each(databases)('store on $name', (kind) => {
     const revoked = await store.apiKeys.revoke(key.id);
     expect(revoked?.revoked_at).toEqual(expect.any(String));
     expect(await store.apiKeys.findBySecret(secret)).toBeUndefined();
-    expect(await store.apiKeys.findBySecret(other.secret)).toEqual(other.key);
+    expect((await store.apiKeys.findBySecret(other.secret))?.key).toEqual(other.key);
     expect((await store.apiKeys.listByWorkspace(ws.id)).map((k) => k.id)).toEqual([key.id, other.key.id].sort());
 
     await store.workspaces.update(ws.id, { deleted_at: new Date().toISOString() });
