@@ -83,4 +83,28 @@ describe('SIGTERM', () => {
     expect(await server.exited).toBe(0);
     expect(server.logs.some((l) => l.msg === 'docex stopped')).toBe(true);
   });
+
+  it('gives up on a request that does not finish within SHUTDOWN_TIMEOUT_MS and still exits 0', async () => {
+    const databaseUrl = `sqlite:${path.join(dir, 'stuck.sqlite')}`;
+    const store = await openStore(databaseUrl);
+    const ws = await store.workspaces.create({ name: 'w', plan: 'pro' });
+    const secret = (await store.apiKeys.create({ workspace_id: ws.id, name: 'k', scopes: ['extractions:write'] })).secret;
+    await store.close();
+    const stuck = await startServerProcess({ DATABASE_URL: databaseUrl, SHUTDOWN_TIMEOUT_MS: '300' });
+    const req = http.request(`${stuck.url}/v1/extractions`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json', 'Content-Length': 1000, Expect: '100-continue' },
+    });
+    const outcome = new Promise<string>((resolve) => {
+      req.on('response', (res) => resolve(`response ${res.statusCode}`));
+      req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    });
+    const accepted = new Promise<void>((resolve) => req.once('continue', () => resolve()));
+    req.flushHeaders();
+    await accepted;
+    req.write('{"file":"');
+    stuck.child.kill('SIGTERM');
+    expect(await stuck.exited).toBe(0);
+    expect(await outcome).toBe('ECONNRESET');
+  });
 });
