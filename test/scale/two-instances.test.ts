@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/index.js';
+import { loadConfig } from '../../src/config.js';
+import { startServer } from '../../src/server.js';
 import { databases, testRedisUrl, type TestDatabase } from '../store/databases.js';
 import { freePort, startRedis, startServerProcess, type RedisProcess, type ServerProcess } from './processes.js';
 
@@ -117,5 +119,19 @@ describe.runIf(redisUrl)('a Redis outage', () => {
     expect(status).toBe(200);
     expect(await readiness(server.url)).toMatchObject({ status: 'ok', checks: { rate_limit_store: 'ok' } });
     expect(server.child.exitCode).toBeNull();
+  });
+
+  it('with RATE_LIMIT_FAIL_OPEN=true lets requests through, unlimited, while Redis is unreachable', async () => {
+    const unreachable = `redis://127.0.0.1:${await freePort()}`;
+    const open = await startServer(
+      loadConfig({ PORT: '0', DATABASE_URL: `sqlite:${path.join(dir, 'open.sqlite')}`, REDIS_URL: unreachable, RATE_LIMIT_FAIL_OPEN: 'true', LOG_LEVEL: 'silent', OCR_WORKERS: '1' }),
+    );
+    try {
+      const res = await me(open.url, open.firstKey!.secret);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('X-RateLimit-Limit')).toBeNull();
+    } finally {
+      await open.close();
+    }
   });
 });
