@@ -25,8 +25,9 @@ export const jsonBody: Middleware = async (ctx, next) => {
   } catch (err) {
     const e = err as { type?: string };
     if (e.type === 'entity.too.large') {
-      // The rest of the body is not read, so the connection cannot be reused.
-      ctx.set('Connection', 'close');
+      // Discard the rest as it arrives (nothing is kept): closing with unread data would reset the
+      // connection, and the client would see a broken pipe instead of this answer.
+      ctx.req.resume();
       throw new ApiError('payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes (28 MiB).`);
     }
     if (e.type === 'request.aborted') throw invalidRequest('The request body was cut off before it ended.');
