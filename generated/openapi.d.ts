@@ -94,7 +94,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Template identifier. */
+                /**
+                 * @description Template identifier.
+                 * @example tpl_01JDQ9A1B2C3D4E5F6G7H8J9K0
+                 */
                 id: components["schemas"]["TemplateId"];
             };
             cookie?: never;
@@ -1018,7 +1021,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Extraction identifier. */
+                /**
+                 * @description Extraction identifier.
+                 * @example ext_01JDQ8ZK3N4XW5V6B7C8D9E0FG
+                 */
                 id: components["schemas"]["ExtractionId"];
             };
             cookie?: never;
@@ -1104,7 +1110,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Template identifier. */
+                /**
+                 * @description Template identifier.
+                 * @example tpl_01JDQ9A1B2C3D4E5F6G7H8J9K0
+                 */
                 id: components["schemas"]["TemplateId"];
             };
             cookie?: never;
@@ -1126,7 +1135,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Template identifier. */
+                /**
+                 * @description Template identifier.
+                 * @example tpl_01JDQ9A1B2C3D4E5F6G7H8J9K0
+                 */
                 id: components["schemas"]["TemplateId"];
             };
             cookie?: never;
@@ -1161,7 +1173,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Template identifier. */
+                /**
+                 * @description Template identifier.
+                 * @example tpl_01JDQ9A1B2C3D4E5F6G7H8J9K0
+                 */
                 id: components["schemas"]["TemplateId"];
             };
             cookie?: never;
