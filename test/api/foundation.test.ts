@@ -101,7 +101,8 @@ describe.each(databases)('service foundation on $name', (kind) => {
   }
 
   it('refuses a body over 28 MiB with 413 while it streams, with and without Content-Length', async () => {
-    for (const framing of [{ 'Content-Length': String(40 * 1024 * 1024) }, { 'Transfer-Encoding': 'chunked' }]) {
+    const framings: Record<string, string>[] = [{ 'Content-Length': String(40 * 1024 * 1024) }, { 'Transfer-Encoding': 'chunked' }];
+    for (const framing of framings) {
       const res = await postLarge(framing);
       expect(res.status).toBe(413);
       expect(JSON.parse(res.body).error.code).toBe('payload_too_large');
