@@ -41,7 +41,8 @@ export interface AppDeps {
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 /**
- * The middleware chain: request id -> headers -> errors -> metrics/log -> route -> auth -> limits ->
+ * The middleware chain: request id -> metrics/log (outside the error mapper, so it records the status
+ * the client gets) -> headers -> errors -> route -> auth -> limits ->
  * scopes -> body -> openapi-backend (validation, dispatch by operationId).
  */
 export async function createApp(deps: AppDeps): Promise<Koa> {
@@ -91,9 +92,9 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
   const app = new Koa({ proxy: false });
   app.silent = true;
   app.use(requestId);
+  app.use(observe(logger, metrics));
   app.use(securityHeaders(config.corsOrigins));
   app.use(errorMapper(logger));
-  app.use(observe(logger, metrics));
   app.use(docsAssets);
   app.use(matchRoute(api));
   app.use(authenticate(store, deps.failedAuthLimiter, config.authFailuresPerMinute));
