@@ -36,7 +36,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const logger = options.logger ?? createLogger(config.logLevel);
   const store = await openStore(config.databaseUrl);
   const instance = await startInstance(
-    { instanceId: store.instanceId, instances: store.instances, failInterrupted: (before) => store.extractions.failInterrupted(before) },
+    {
+      instanceId: store.instanceId,
+      instances: store.instances,
+      failInterrupted: (before) => store.extractions.failInterrupted(before),
+      exclusive: store.dialect === 'sqlite',
+    },
     config.instanceStaleMs,
     (count) => logger.warn({ count }, 'marked extractions of a stopped server as failed'),
     (err) => logger.error({ err }, 'instance heartbeat failed'),

@@ -48,17 +48,19 @@ export interface InstanceLifecycle {
  * `interrupted`). The first sweep runs at start. `onSwept` reports how many extractions a sweep failed.
  */
 export async function startInstance(
-  deps: { instanceId: string; instances: InstancesRepository; failInterrupted(staleBefore: number): Promise<number> },
+  deps: { instanceId: string; instances: InstancesRepository; failInterrupted(staleBefore: number): Promise<number>; exclusive: boolean },
   staleMs: number,
   onSwept: (count: number) => void,
   onError: (err: unknown) => void,
 ): Promise<InstanceLifecycle> {
-  const sweep = async () => {
-    const staleBefore = Date.now() - staleMs;
+  const sweep = async (staleBefore = Date.now() - staleMs) => {
     await deps.instances.prune(staleBefore);
     const count = await deps.failInterrupted(staleBefore);
     if (count > 0) onSwept(count);
   };
+  // A database only one server can use (SQLite) has no other live server: everything unfinished
+  // at start was left by a previous run and fails at once instead of after the stale threshold.
+  if (deps.exclusive) await sweep(Number.MAX_SAFE_INTEGER);
   await deps.instances.register(deps.instanceId, Date.now());
   await sweep();
   let running: Promise<void> = Promise.resolve();

@@ -30,15 +30,26 @@ describe.each(databases)('servers sharing one database ($name)', (kind) => {
     await database?.drop();
   });
 
-  const lifecycle = (store: Store, swept: number[] = []) =>
+  const lifecycle = (store: Store, swept: number[] = [], exclusive = false) =>
     startInstance(
-      { instanceId: store.instanceId, instances: store.instances, failInterrupted: (before) => store.extractions.failInterrupted(before) },
+      { instanceId: store.instanceId, instances: store.instances, failInterrupted: (before) => store.extractions.failInterrupted(before), exclusive },
       STALE_MS,
       (n) => swept.push(n),
       (err) => {
         throw err;
       },
     );
+
+  it('a server with the database to itself (SQLite) fails every unfinished extraction at start, heartbeat or not', async () => {
+    const running = await lifecycle(a);
+    const leftOver = await processing(a, workspaceId);
+    const swept: number[] = [];
+    const restarted = await lifecycle(b, swept, true);
+    expect(swept).toEqual([1]);
+    expect((await b.extractions.get(workspaceId, leftOver))?.error_code).toBe('interrupted');
+    await restarted.stop();
+    await running.stop();
+  });
 
   it('a starting server leaves a live server’s processing extraction alone', async () => {
     const running = await lifecycle(a);
