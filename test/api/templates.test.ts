@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databases } from '../store/databases.js';
+import { startApiServer, type ApiServer } from '../support/api-server.js';
+import { EU_EXPECTED, EU_INVOICE, invoicePdf } from '../fixtures/documents.js';
+
+interface Field {
+  field: string;
+  value: string;
+  explanation: string;
+}
+
+const ACME = {
+  name: 'ACME Supplies',
+  keywords: ['ACME Supplies GmbH'],
+  fields: {
+    purchase_order: { parser: 'regex', regex: 'PO Number:\\s*(PO-\\d+)' },
+    vendor_name: { parser: 'static', value: 'ACME Supplies GmbH (template)' },
+    total_amount: { parser: 'label', label: 'Total:', direction: 'right', type: 'amount' },
+  },
+  options: { decimal_separator: ',' },
+};
+
+describe.each(databases)('templates on $name', (kind) => {
+  let api: ApiServer;
+  let key: string;
+  let pdf: string;
+
+  beforeAll(async () => {
+    api = await startApiServer(kind);
+    key = (await api.newKey({ plan: 'business' })).secret;
+    pdf = (await invoicePdf(EU_INVOICE)).toString('base64');
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  const message = (res: { body: unknown }) => (res.body as { error: { message: string } }).error.message;
+
+  it('creates, reads, updates, lists and deletes a template', async () => {
+    const created = await api.call('createTemplate', 'POST', '/v1/templates', { key, body: ACME });
+    expect(created.status).toBe(201);
+    const tpl = created.body as { id: string; built_in: boolean; priority: number; exclude_keywords: string[] };
+    expect(tpl.id).toMatch(/^tpl_[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(created.headers.get('location')).toBe(`/v1/templates/${tpl.id}`);
+    expect(tpl).toMatchObject({ built_in: false, priority: 5, exclude_keywords: [] });
+    const updated = await api.call('updateTemplate', 'PATCH', `/v1/templates/${tpl.id}`, { key, body: { priority: 9 } });
+    expect(updated.body).toMatchObject({ id: tpl.id, priority: 9, name: ACME.name });
+    const list = (await api.call('listTemplates', 'GET', '/v1/templates?limit=100', { key })).body as { data: { id: string; built_in: boolean }[] };
+    expect(list.data[0].id).toBe(tpl.id);
+    expect(list.data.filter((t) => t.built_in).length).toBeGreaterThan(0);
+    expect((await api.call('deleteTemplate', 'DELETE', `/v1/templates/${tpl.id}`, { key })).status).toBe(204);
+    expect((await api.call('getTemplate', 'GET', `/v1/templates/${tpl.id}`, { key })).status).toBe(404);
+  });
+
+  it('shows built-in templates to every workspace and refuses to change them', async () => {
+    const other = (await api.newKey({ plan: 'business' })).secret;
+    const builtin = ((await api.call('listTemplates', 'GET', '/v1/templates?limit=100', { key: other })).body as { data: { id: string; built_in: boolean; workspace_id: string | null }[] }).data.find((t) => t.built_in)!;
+    expect(builtin.id).toMatch(/^tpl_builtin_/);
+    expect(builtin.workspace_id).toBeNull();
+    expect((await api.call('getTemplate', 'GET', `/v1/templates/${builtin.id}`, { key })).status).toBe(200);
+    expect((await api.call('updateTemplate', 'PATCH', `/v1/templates/${builtin.id}`, { key, body: { name: 'mine' } })).status).toBe(404);
+    expect((await api.call('deleteTemplate', 'DELETE', `/v1/templates/${builtin.id}`, { key })).status).toBe(404);
+  });
+
+  it('refuses broken, unsafe and malformed rules, naming the member', async () => {
+    const cases: [unknown, string][] = [
+      [{ ...ACME, fields: { total_amount: { parser: 'regex', regex: 'Total: (\\d+' } } }, 'fields.total_amount.regex'],
+      [{ ...ACME, fields: { total_amount: { parser: 'regex', regex: '(a+)+$' } } }, 'fields.total_amount.regex'],
+      [{ ...ACME, fields: { total_amount: { parser: 'regex', regex: 'Total: \\d+' } } }, 'fields.total_amount.regex'],
+      [{ ...ACME, fields: { total_amount: { parser: 'regex', regex: 'x', type: 'money' } } }, 'body.fields.total_amount.type'],
+      [{ ...ACME, keywords: ['([a-z]*)*$'] }, 'keywords[0]'],
+      [{ ...ACME, fields: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}`, { parser: 'static', value: 'x' }])) }, 'body.fields'],
+    ];
+    for (const [body, member] of cases) {
+      const res = await api.call('createTemplate', 'POST', '/v1/templates', { key, body });
+      expect(res.status, member).toBe(400);
+      expect(message(res)).toContain(member);
+    }
+  });
+
+  it('lets template fields win when template_id is given, and says which rule matched', async () => {
+    const tpl = (await api.call('createTemplate', 'POST', '/v1/templates', { key, body: { ...ACME, keywords: ['no such text anywhere'] } })).body as { id: string };
+    const res = await api.call('createExtraction', 'POST', '/v1/extractions', { key, body: { file: pdf, file_name: 'a.pdf', template_id: tpl.id } });
+    const ext = res.body as { template_id: string; data: Record<string, string>; fields: Field[] };
+    expect(ext.template_id).toBe(tpl.id);
+    expect(ext.data.vendor_name).toBe('ACME Supplies GmbH (template)');
+    expect(ext.data.purchase_order).toBe('PO-7781');
+    expect(ext.data.total_amount).toBe(EU_EXPECTED.total_amount);
+    expect(ext.data.invoice_number).toBe(EU_EXPECTED.invoice_number);
+    expect(ext.fields.find((f) => f.field === 'purchase_order')!.explanation).toContain(`template '${ACME.name}' rule 'purchase_order'`);
+    expect(ext.fields.find((f) => f.field === 'invoice_number')!.explanation).not.toContain('template');
+    const unknown = await api.call('createExtraction', 'POST', '/v1/extractions', { key, body: { file: pdf, file_name: 'a.pdf', template_id: 'tpl_01JDQ9A1B2C3D4E5F6G7H8J9K0' } });
+    expect(unknown.status).toBe(400);
+    expect(message(unknown)).toContain('body.template_id');
+  });
+
+  it('auto-matches a workspace template by its keywords and reports it in template_id', async () => {
+    const own = (await api.newKey({ plan: 'business' })).secret;
+    const plain = (await api.call('createExtraction', 'POST', '/v1/extractions', { key: own, body: { file: pdf, file_name: 'a.pdf' } })).body as { template_id: string | null };
+    expect(plain.template_id).toBeNull();
+    const tpl = (await api.call('createTemplate', 'POST', '/v1/templates', { key: own, body: ACME })).body as { id: string };
+    const matched = (await api.call('createExtraction', 'POST', '/v1/extractions', { key: own, body: { file: pdf, file_name: 'a.pdf' } })).body as { template_id: string; data: Record<string, string> };
+    expect(matched.template_id).toBe(tpl.id);
+    expect(matched.data.vendor_name).toBe('ACME Supplies GmbH (template)');
+  });
+});
