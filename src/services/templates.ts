@@ -5,6 +5,7 @@ import type { Store } from '../store/index.js';
 import type { Template } from '../store/templates.js';
 import { validateTemplate } from '../templates/validate.js';
 import { builtinTemplates } from '../templates/builtin.js';
+import { toTemplate } from '../templates/resource.js';
 import { applyTemplate, mergeFields, selectTemplate } from '../templates/engine.js';
 import { templateText } from '../templates/text.js';
 import type { PipelineResult, TemplateApplier } from './extractions.js';
@@ -58,21 +59,7 @@ export function templateService(store: Store) {
     async create(workspaceId: string, input: TemplateCreate): Promise<Template> {
       validateTemplate(input);
       const now = new Date().toISOString();
-      const template: Template = {
-        id: newId('tpl'),
-        object: 'template',
-        name: input.name,
-        description: input.description ?? '',
-        keywords: input.keywords,
-        exclude_keywords: input.exclude_keywords ?? [],
-        priority: input.priority ?? 5,
-        fields: input.fields,
-        options: input.options ?? {},
-        built_in: false,
-        workspace_id: workspaceId,
-        created_at: now,
-        updated_at: now,
-      };
+      const template = toTemplate(input, { id: newId('tpl'), built_in: false, workspace_id: workspaceId, created_at: now, updated_at: now });
       await store.templates.insert({ ...template, workspace_id: workspaceId });
       return template;
     },

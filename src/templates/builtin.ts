@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { components } from '../../generated/openapi.js';
 import { checkTemplate } from './validate.js';
+import { toTemplate } from './resource.js';
 
 type Template = components['schemas']['Template'];
 type TemplateCreate = components['schemas']['TemplateCreate'];
@@ -29,21 +30,7 @@ export function loadBuiltinTemplates(dir = DIR): Template[] {
       const body = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as TemplateCreate;
       // A broken data file is a packaging bug: fail at start-up, not on some later request.
       checkTemplate(body);
-      return {
-        id: `tpl_builtin_${templateSlug(file)}`,
-        object: 'template' as const,
-        name: body.name,
-        description: body.description ?? '',
-        keywords: body.keywords,
-        exclude_keywords: body.exclude_keywords ?? [],
-        priority: body.priority ?? 5,
-        fields: body.fields,
-        options: body.options ?? {},
-        built_in: true,
-        workspace_id: null,
-        created_at: RELEASED,
-        updated_at: RELEASED,
-      };
+      return toTemplate(body, { id: `tpl_builtin_${templateSlug(file)}`, built_in: true, workspace_id: null, created_at: RELEASED, updated_at: RELEASED });
     });
 }
 
