@@ -1,10 +1,8 @@
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { DocumentError } from '../errors.js';
 import { toPgm } from './image.js';
+import { loadPdfJs, pdfjsAssets, type PdfJs } from './pdfjs.js';
 import type { GrayImage, Word } from './types.js';
 
-type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 type PdfJsDocument = Awaited<ReturnType<PdfJs['getDocument']>['promise']>;
 type TextItem = { str: string; transform: number[]; width: number; height: number };
 
@@ -27,22 +25,6 @@ const MIN_TEXT_CHARS = 16;
 const RENDER_DPI = 300;
 /** Skia allocates each side in full; keep both sides of a render canvas under this. */
 const MAX_CANVAS_SIDE = 12_000;
-
-const require = createRequire(import.meta.url);
-const pdfjsRoot = path.dirname(require.resolve('pdfjs-dist/package.json'));
-const assets = {
-  standardFontDataUrl: path.join(pdfjsRoot, 'standard_fonts') + path.sep,
-  cMapUrl: path.join(pdfjsRoot, 'cmaps') + path.sep,
-  wasmUrl: path.join(pdfjsRoot, 'wasm') + path.sep,
-  iccUrl: path.join(pdfjsRoot, 'iccs') + path.sep,
-};
-
-let pdfjs: Promise<PdfJs> | null = null;
-/** Loaded on first use so that importing the pipeline stays cheap. */
-function loadPdfJs(): Promise<PdfJs> {
-  pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs');
-  return pdfjs;
-}
 
 function openError(err: unknown): DocumentError {
   const name = (err as { name?: string })?.name;
@@ -102,11 +84,10 @@ export async function openPdf(bytes: Buffer, limits: PdfLimits): Promise<PdfDocu
   const task = getDocument({
     data: new Uint8Array(bytes),
     isEvalSupported: false,
-    cMapPacked: true,
     useSystemFonts: false,
     stopAtErrors: false,
     verbosity: 0,
-    ...assets,
+    ...pdfjsAssets,
   });
   let doc: PdfJsDocument;
   try {
