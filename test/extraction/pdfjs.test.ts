@@ -7,7 +7,7 @@ describe('loading pdf.js', () => {
     const pdfjs = await loadPdfJs();
     expect([Array.prototype.push, JSON.parse, JSON.stringify, Function.prototype.toString]).toEqual(before);
     // What Node 20 lacks and pdf.js needs is still added.
-    expect(typeof Promise.withResolvers).toBe('function');
+    expect(typeof (Promise as { withResolvers?: unknown }).withResolvers).toBe('function');
     expect(typeof pdfjs.getDocument).toBe('function');
   });
 });
