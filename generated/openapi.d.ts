@@ -446,7 +446,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "unauthorized" | "insufficient_scope" | "not_found" | "method_not_allowed" | "payload_too_large" | "file_too_large" | "unsupported_media_type" | "invalid_file" | "rate_limited" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "insufficient_scope" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "file_too_large" | "unsupported_media_type" | "invalid_file" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
                 message: string;
             };
             request_id: components["schemas"]["RequestId"];

@@ -8,11 +8,13 @@ const STATUS: Record<ErrorCode, number> = {
   insufficient_scope: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   payload_too_large: 413,
   file_too_large: 413,
   unsupported_media_type: 415,
   invalid_file: 422,
   rate_limited: 429,
+  headers_too_large: 431,
   internal_error: 500,
   service_unavailable: 503,
 };

@@ -13,6 +13,7 @@ import { createPipeline } from './extraction/pipeline.js';
 import { decodeFile } from './extraction/input.js';
 import { extractionService } from './services/extractions.js';
 import { templateService } from './services/templates.js';
+import { answerClientError } from './http/client-error.js';
 import { bootstrapFirstKey, type FirstKey } from './bootstrap.js';
 import { createApp } from './app.js';
 
@@ -85,6 +86,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   });
 
   const server = http.createServer(app.callback());
+  server.on('clientError', answerClientError);
   // Large uploads on slow links must not be cut off by Node's default 5-minute request timeout either.
   server.requestTimeout = 10 * 60_000;
   // While stopping, responses ask keep-alive clients to hang up, so that the stop does not wait out

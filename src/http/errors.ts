@@ -12,6 +12,11 @@ export function toApiError(err: unknown): ApiError | undefined {
   return undefined;
 }
 
+/** The error envelope every non-2xx response carries. */
+export function envelope(apiError: ApiError, requestId: string) {
+  return { error: { code: apiError.code, message: apiError.message }, request_id: requestId };
+}
+
 export function errorMapper(logger: Logger): Middleware {
   return async (ctx, next) => {
     try {
@@ -26,7 +31,7 @@ export function errorMapper(logger: Logger): Middleware {
       }
       ctx.status = apiError.status;
       for (const [name, value] of Object.entries(apiError.headers)) ctx.set(name, value);
-      ctx.body = { error: { code: apiError.code, message: apiError.message }, request_id: ctx.state.requestId };
+      ctx.body = envelope(apiError, ctx.state.requestId);
     }
   };
 }

@@ -109,4 +109,30 @@ describe('hostile requests', () => {
     });
     expect(duplicated).toBe(401);
   });
+
+  it('answers what the HTTP parser refuses with the envelope and a request id', async () => {
+    const { connect } = await import('node:net');
+    const url = new URL(api.url);
+    const send = (request: string) =>
+      new Promise<{ status: number; headers: string; body: { error: { code: string }; request_id: string } }>((resolve, reject) => {
+        const socket = connect(Number(url.port), url.hostname, () => socket.end(request));
+        let raw = '';
+        socket.on('data', (chunk) => (raw += chunk));
+        socket.on('error', reject);
+        socket.on('close', () => {
+          const [head, body] = raw.split('\r\n\r\n');
+          resolve({ status: Number(head!.split(' ')[1]), headers: head!, body: JSON.parse(body!) });
+        });
+      });
+    const huge = await send(`GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nX-Padding: ${'p'.repeat(20_000)}\r\n\r\n`);
+    expect(huge.status).toBe(431);
+    expect(huge.body.error.code).toBe('headers_too_large');
+    expect(huge.headers).toContain(`X-Request-Id: ${huge.body.request_id}`);
+    expect(huge.body.request_id).toMatch(/^req_[0-9A-HJKMNP-TV-Z]{26}$/);
+    const garbage = await send('NOT-HTTP \u0001\r\n\r\n');
+    expect(garbage.status).toBe(400);
+    expect(garbage.body.error.code).toBe('invalid_request');
+    // The server is unharmed.
+    expect((await api.call('getMe', 'GET', '/v1/me', { key })).status).toBe(200);
+  });
 });
