@@ -5,7 +5,10 @@
  * First the text path (PDF text layers, .txt inputs), then the scanned path (each PDF page
  * rendered to a 200 dpi PNG with pdftoppm and read by OCR).
  *
- *   npm run eval [-- --corpus DIR] [-- --text-only]
+ *   npm run eval [-- --corpus DIR] [-- --text-only] [-- --diff]
+ *
+ * --diff prints, for every document, each expected field the templates run got wrong: expected
+ * value against the one found.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -19,7 +22,7 @@ import { applyTemplate, mergeFields, selectTemplate } from '../src/templates/eng
 import { convertInvoice2data, parseInvoice2data } from '../src/templates/invoice2data.js';
 import { templateText } from '../src/templates/text.js';
 import type { components } from '../generated/openapi.js';
-import { f1, flattenExpected, score, type Flat, type Tally } from './eval/score.js';
+import { f1, flattenExpected, normalised, score, type Flat, type Tally } from './eval/score.js';
 import { documentFromText } from './eval/text-document.js';
 
 type Template = components['schemas']['Template'];
@@ -29,6 +32,7 @@ const corpusAt = args.indexOf('--corpus');
 const here = path.dirname(new URL(import.meta.url).pathname);
 const corpus = corpusAt >= 0 ? args[corpusAt + 1]! : path.resolve(here, '../../shared/eval/invoice2data');
 const textOnly = args.includes('--text-only');
+const showDiff = args.includes('--diff');
 const GENERIC_TARGETS = ['invoice_number', 'invoice_date', 'total_amount', 'currency', 'vendor_name'];
 
 interface Case {
@@ -126,6 +130,14 @@ function report(title: string, generic: Run, templated: Run, skipped: number): v
   console.log(`(precision counts wrong values of expected fields; fields invoice2data does not report are not scored; ${skipped} list-of-values fields have no docex form and are not scored)`);
 }
 
+/** The expected fields a run got wrong, expected value against the one found. */
+function printDiff(name: string, expected: Flat, got: Flat): void {
+  const wrong = [...expected].filter(([field, want]) => normalised(got.get(field) ?? '') !== normalised(want) || !got.has(field));
+  if (wrong.length === 0) return;
+  console.log(`\n${name}: ${wrong.length} differ`);
+  for (const [field, want] of wrong) console.log(`  ${field}: expected ${JSON.stringify(want)}, got ${got.has(field) ? JSON.stringify(got.get(field)) : '(nothing)'}`);
+}
+
 async function evaluate(title: string, all: Case[], templates: Template[], read: (c: Case) => Promise<DocumentText>): Promise<void> {
   const generic: Run = { tallies: new Map(), docs: [] };
   const templated: Run = { tallies: new Map(), docs: [] };
@@ -145,6 +157,7 @@ async function evaluate(title: string, all: Case[], templates: Template[], read:
     const withTemplate = template ? mergeFields(applyTemplate(template, doc), genericFields) : genericFields;
     generic.docs.push({ name: c.name, ...score(expected, flat(genericFields), generic.tallies) });
     templated.docs.push({ name: c.name, template: template?.name, ...score(expected, flat(withTemplate), templated.tallies) });
+    if (showDiff) printDiff(c.name, expected, flat(withTemplate));
   }
   report(title, generic, templated, skipped);
 }
