@@ -152,6 +152,49 @@ function withoutOptionals(source: string): string {
   return out;
 }
 
+/** Character sets that split text into runs: each pairs a set (side 0) with its complement (side 1). */
+const RUN_ATOMS: Record<string, { family: string; side: number }> = {
+  '\\s': { family: 'space', side: 0 },
+  ' ': { family: 'space', side: 0 },
+  '\\S': { family: 'space', side: 1 },
+  '\\d': { family: 'digit', side: 0 },
+  '\\D': { family: 'digit', side: 1 },
+  [`[${WORD}]`]: { family: 'word', side: 0 },
+  [`[^${WORD}]`]: { family: 'word', side: 1 },
+};
+const RUN_ATOM = /(\\[sSdD]| |\[\\p\{L\}\\p\{N\}_\]|\[\^\\p\{L\}\\p\{N\}_\])(\+|\{[1-9]\d*(?:,\d*)?\})?/y;
+/** A group (its parenthesis not escaped) without inner groups, followed by a repeating quantifier. */
+const REPEATED_GROUP = /(?<!\\)\((?:\?:|\?<[A-Za-z_]\w*>)?([^()]*)\)(?=[*+]|\{\d*,?\d*\})/g;
+
+/**
+ * Whether every iteration of a loop over `body` is cut from the text one way only: the body is
+ * a sequence of atoms, each a set or its complement (`\s`/`\S`, `\d`/`\D`, `\w`/`\W`, a space
+ * counting as `\s`), repeated at least once, alternating sides and ending on the side it does not
+ * start with, as in `(?:\s+\S+)*`. Adjacent atoms then match disjoint characters, so each atom
+ * spans exactly one run of its side and an iteration boundary can only fall where a run of the
+ * last side meets one of the first: the loop is unambiguous and cannot backtrack exponentially.
+ */
+function unambiguousLoop(body: string): boolean {
+  const sides: number[] = [];
+  let family = '';
+  RUN_ATOM.lastIndex = 0;
+  while (RUN_ATOM.lastIndex < body.length) {
+    const m = RUN_ATOM.exec(body);
+    if (!m) return false;
+    const atom = RUN_ATOMS[m[1]!]!;
+    if (family && atom.family !== family) return false;
+    family = atom.family;
+    if (sides.length && sides.at(-1) === atom.side) return false;
+    sides.push(atom.side);
+  }
+  return sides.length >= 2 && sides[0] !== sides.at(-1);
+}
+
+/** Loops `unambiguousLoop` proves safe, with their body reduced to one atom, so their inner quantifiers add no star height. */
+function withoutUnambiguousLoops(source: string): string {
+  return source.replace(REPEATED_GROUP, (group, body: string) => (unambiguousLoop(body) ? '(?:a)' : group));
+}
+
 /**
  * safe-regex2 (star height: it refuses a quantifier nested inside another repeated group, and
  * more than `limit` quantifiers) is used because it is pure JavaScript, already a dependency,
@@ -160,9 +203,14 @@ function withoutOptionals(source: string): string {
  * package needs a native build this service cannot assume; `recheck` is more precise but takes
  * tens of milliseconds to seconds a pattern. The detector's parser does not know lookbehind or
  * `\p{...}`, which cannot add star height, so they are neutralised before the check.
+ * Star height alone refuses loops such as `(\S+(?:\s\S+)*)` (words separated by single spaces),
+ * which many invoice2data templates use and which cannot backtrack exponentially, because
+ * exponential backtracking needs a loop whose iterations can be cut from the text in more than
+ * one way; `withoutUnambiguousLoops` proves that cannot happen for loops over alternating runs
+ * of a set and its complement, and only those are let through.
  */
 export function isLinearSafe(jsSource: string): boolean {
-  const checked = withoutOptionals(jsSource).replace(/\(\?<[=!]/g, '(?:').replace(/\\[pP]\{[^}]*\}/g, 'a');
+  const checked = withoutOptionals(withoutUnambiguousLoops(jsSource)).replace(/\(\?<[=!]/g, '(?:').replace(/\\[pP]\{[^}]*\}/g, 'a');
   return safeRegex(checked, { limit: 40 });
 }
 

@@ -47,6 +47,19 @@ describe('validateTemplate', () => {
     expect(messageOf({ name: 'x', keywords: ['(\\w+\\s?)*$'], fields: { a: { parser: 'static', value: '1' } } })).toMatch(/^keywords\[0\]: .*backtrack/);
   });
 
+  it('accepts loops over alternating runs of a set and its complement, which cut the text one way only', () => {
+    for (const source of ['^(?P<name>(\\S+(?:\\s\\S+)*))\\s+(?P<qty>\\d+)', '(\\w+(?:\\s+\\S+){1,8})\\s+x', '--- \\w+((?:\\s\\S+)*) ---']) {
+      expect(() => compilePattern(source), source).not.toThrow();
+    }
+  });
+
+  it('still refuses loops whose iterations can be cut from the text in several ways', () => {
+    // Same side first and last, an optional atom, a mixed family, an escaped parenthesis, an atom repeated beside itself.
+    for (const source of ['(\\w+\\W+\\w+)*$', '(\\s*\\S+)*$', '(\\S+\\s?)*$', '(\\w+ \\S+)*$', '(\\(\\s+\\S+)+$', '(\\s+\\s+)*$', '(a+)+$']) {
+      expect(() => compilePattern(source), source).toThrow(/backtrack catastrophically/);
+    }
+  });
+
   it('requires exactly one capture group in a regex field, or a group named value', () => {
     expect(messageOf(withField({ parser: 'regex', regex: 'Total \\d+' }))).toBe("fields.total_amount.regex: needs exactly one capture group (or a group named 'value'), it has 0");
     expect(messageOf(withField({ parser: 'regex', regex: '(Total) (\\d+)' }))).toMatch(/it has 2$/);
