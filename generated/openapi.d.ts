@@ -517,6 +517,37 @@ export interface components {
             types?: {
                 [key: string]: components["schemas"]["FieldType"];
             };
+            /**
+             * @description Further rules of a `lines` field, as invoice2data's `rules` list: each finds
+             *     its own blocks with its own patterns, and its rows follow those of the
+             *     field's own rule (then of the rules before it), numbered on.
+             * @example [
+             *       {
+             *         "start": "No.*Length.*Angle",
+             *         "end": "Count",
+             *         "line": "^(?P<pos>\\d+)\\s+(?P<length>\\d+)\\s+(?P<angle>\\d+)$",
+             *         "types": {
+             *           "pos": "integer",
+             *           "length": "integer",
+             *           "angle": "integer"
+             *         }
+             *       }
+             *     ]
+             */
+            rules?: components["schemas"]["LinesRule"][];
+        };
+        /** @description One more rule of a `lines` field; its members mean what they mean on the field. */
+        LinesRule: {
+            start: components["schemas"]["RegexList"];
+            end: components["schemas"]["RegexList"];
+            line: components["schemas"]["RegexList"];
+            first_line?: components["schemas"]["RegexList"];
+            last_line?: components["schemas"]["RegexList"];
+            skip_line?: components["schemas"]["RegexList"];
+            /** @description Types of the named groups of this rule. */
+            types?: {
+                [key: string]: components["schemas"]["FieldType"];
+            };
         };
         TemplateOptions: {
             /** @description ISO 4217 code returned as `currency` when the document names none. */

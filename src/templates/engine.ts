@@ -172,7 +172,7 @@ function linesField(ctx: Context, name: string, field: TemplateField): FoundFiel
   const out: FoundField[] = [];
   parseLines(field, ctx.text.text).forEach((row, n) => {
     for (const [group, cell] of row.cells) {
-      const typed = coerce(cell.value, field.types?.[group], vctx);
+      const typed = coerce(cell.value, row.types[group], vctx);
       if (!typed) continue;
       const where = locate(ctx.text, cell.start, cell.end);
       out.push({

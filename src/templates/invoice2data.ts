@@ -7,6 +7,7 @@ import { unknownDirective } from './values.js';
 
 type TemplateCreate = components['schemas']['TemplateCreate'];
 type TemplateField = components['schemas']['TemplateField'];
+type LinesRule = components['schemas']['LinesRule'];
 type TemplateOptions = components['schemas']['TemplateOptions'];
 type FieldType = components['schemas']['FieldType'];
 type Group = NonNullable<TemplateField['group']>;
@@ -31,6 +32,8 @@ const DEFAULT_DECIMAL_SEPARATOR = '.';
 const DEFAULT_REQUIRED = ['date', 'amount', 'invoice_number', 'issuer'];
 const MAX_PATTERNS = 20;
 const MAX_PATTERN_LENGTH = 2000;
+/** A lines field's further rules, as the API allows. */
+const MAX_RULES = 10;
 
 class Skip extends Error {}
 
@@ -97,13 +100,39 @@ function regexField(regex: unknown, type: FieldType | undefined, grouping: Group
   return { parser: 'regex', regex: converted, ...(type ? { type } : {}), ...(grouping ? { group: grouping } : {}) };
 }
 
-function linesField(rule: Dict): TemplateField {
-  const field: TemplateField = { parser: 'lines' };
+/** Named groups of the patterns; one that does not compile names none here and is reported when the template is checked. */
+function groupNames(list: string | string[] | undefined): string[] {
+  return (list === undefined ? [] : Array.isArray(list) ? list : [list]).flatMap((source) => {
+    try {
+      return compilePattern(source).names;
+    } catch (err) {
+      if (err instanceof PatternError) return [];
+      throw err;
+    }
+  });
+}
+
+/**
+ * One rule of a lines field. invoice2data only types the groups a row has, so `types` naming
+ * no group of the rule's row patterns have no effect there and are left out here.
+ */
+function linesRule(rule: unknown): LinesRule {
+  if (!isDict(rule)) throw new Skip('a lines rule is not a mapping');
+  const patterns: Partial<LinesRule> = {};
   for (const member of ['start', 'end', 'line', 'first_line', 'last_line', 'skip_line'] as const) {
-    if (rule[member] !== undefined) field[member] = patternList(rule[member], member);
+    if (rule[member] !== undefined) patterns[member] = patternList(rule[member], member);
   }
-  if (isDict(rule.types)) field.types = Object.fromEntries(Object.entries(rule.types).map(([k, v]) => [k, fieldType(v)!]));
-  return field;
+  const named = new Set([...groupNames(patterns.line), ...groupNames(patterns.first_line), ...groupNames(patterns.last_line)]);
+  const types = isDict(rule.types) ? Object.entries(rule.types).filter(([k]) => named.has(k)) : [];
+  if (patterns.start === undefined || patterns.end === undefined || patterns.line === undefined) throw new Skip('a lines rule needs start, end and line');
+  return { ...patterns, start: patterns.start, end: patterns.end, line: patterns.line, ...(types.length ? { types: Object.fromEntries(types.map(([k, v]) => [k, fieldType(v)!])) } : {}) };
+}
+
+/** A lines field from invoice2data's rules: the first is the field's own, the others follow as `rules`. */
+function linesField(rules: unknown[], dropped: string[], key: string): TemplateField {
+  const [own, ...more] = rules.map(linesRule);
+  if (more.length > MAX_RULES) dropped.push(`${key}: ${more.length - MAX_RULES} rules after the first ${MAX_RULES + 1}`);
+  return { parser: 'lines', ...own!, ...(more.length ? { rules: more.slice(0, MAX_RULES) } : {}) };
 }
 
 /** One invoice2data field, in its modern (`parser:`) or legacy (plain regex, `static_` prefix, `sum_amount`) form. */
@@ -116,11 +145,8 @@ function convertField(key: string, v: unknown, dropped: string[]): [string, Temp
       case 'static':
         if (v.value === undefined || v.value === null) throw new Skip('static field without a value');
         return [key, { parser: 'static', value: String(v.value), ...(type ? { type } : {}) }];
-      case 'lines': {
-        const rules = Array.isArray(v.rules) ? (v.rules as Dict[]) : [v];
-        if (rules.length > 1) dropped.push(`fields.${key}.rules: ${rules.length - 1} rules after the first (a docex lines field has one)`);
-        return [key, linesField(rules[0]!)];
-      }
+      case 'lines':
+        return [key, linesField(Array.isArray(v.rules) ? v.rules : [v], dropped, `fields.${key}.rules`)];
       default:
         throw new Skip(`parser '${String(v.parser)}' is not supported`);
     }
@@ -184,9 +210,7 @@ export function convertInvoice2data(raw: unknown, source: string): Conversion {
     };
     for (const [key, value] of Object.entries(isDict(raw.fields) ? raw.fields : {})) add(key, value);
     if (raw.lines !== undefined) {
-      const rules = Array.isArray(raw.lines) ? raw.lines : [raw.lines];
-      if (rules.length > 1) dropped.push(`lines: ${rules.length - 1} rules after the first (one line_items field a template)`);
-      add('lines', { ...(rules[0] as Dict), parser: 'lines' });
+      add('lines', { parser: 'lines', rules: Array.isArray(raw.lines) ? raw.lines : [raw.lines] });
     }
     if (raw.tables !== undefined) dropped.push('tables: the tables plugin has no docex equivalent');
     if (!fields.vendor_name) fields.vendor_name = { parser: 'static', value: issuer.slice(0, 1000), required: false };

@@ -3,7 +3,9 @@ import { cachedPattern } from './regex.js';
 import { patternsOf } from './validate.js';
 
 type TemplateField = components['schemas']['TemplateField'];
+type LinesRule = components['schemas']['LinesRule'];
 type RegexList = components['schemas']['RegexList'];
+type FieldType = components['schemas']['FieldType'];
 
 /** A named group's value in a row, with where in the text it was read (first occurrence). */
 export interface Cell {
@@ -15,6 +17,8 @@ export interface Cell {
 export interface LineRow {
   cells: Map<string, Cell>;
   block: number;
+  /** The types of the rule that read the row. */
+  types: Record<string, FieldType>;
 }
 
 /** The earliest match of any of the patterns at or after `from`. */
@@ -54,24 +58,27 @@ function append(row: Map<string, Cell>, m: RegExpExecArray, offset: number): voi
 }
 
 /**
- * invoice2data's `lines` parser: every block between `start` and `end`, split into text lines;
- * a `first_line` match opens a row, `line` matches add to it, `last_line` closes it and
- * `skip_line` matches are ignored. Without `first_line` and `last_line`, every `line` match is a row.
+ * invoice2data's `lines` parser for one rule: every block between `start` and `end`, split into
+ * text lines; a `first_line` match opens a row, `line` matches add to it, `last_line` closes it
+ * and `skip_line` matches are ignored. Without `first_line` and `last_line`, every `line` match
+ * is a row. Blocks are numbered from `firstBlock`.
  */
-export function parseLines(field: TemplateField, text: string): LineRow[] {
+function parseRule(rule: LinesRule, text: string, firstBlock: number): { rows: LineRow[]; blocks: number } {
   const rows: LineRow[] = [];
-  const firstLine = field.first_line ?? (field.last_line === undefined ? field.line! : undefined);
+  const types = rule.types ?? {};
+  const firstLine = rule.first_line ?? (rule.last_line === undefined ? rule.line : undefined);
   let from = 0;
-  for (let block = 0; ; block += 1) {
-    const start = search(field.start!, text, from);
+  let block = firstBlock;
+  for (; ; block += 1) {
+    const start = search(rule.start, text, from);
     if (!start) break;
-    const end = search(field.end!, text, start.end);
+    const end = search(rule.end, text, start.end);
     if (!end) break;
     let offset = start.end;
     let current: Map<string, Cell> | null = null;
     let open = false;
     const close = () => {
-      if (current && current.size) rows.push({ cells: current, block });
+      if (current && current.size) rows.push({ cells: current, block, types });
       current = null;
     };
     for (const line of text.slice(start.end, end.start).split('\n')) {
@@ -86,7 +93,7 @@ export function parseLines(field: TemplateField, text: string): LineRow[] {
         continue;
       }
       if (!open) continue;
-      const last = field.last_line !== undefined ? matchLine(field.last_line, line) : null;
+      const last = rule.last_line !== undefined ? matchLine(rule.last_line, line) : null;
       if (last) {
         current ??= new Map();
         append(current, last, lineOffset);
@@ -94,8 +101,8 @@ export function parseLines(field: TemplateField, text: string): LineRow[] {
         open = false;
         continue;
       }
-      if (field.skip_line !== undefined && matchLine(field.skip_line, line)) continue;
-      const m = matchLine(field.line!, line);
+      if (rule.skip_line !== undefined && matchLine(rule.skip_line, line)) continue;
+      const m = matchLine(rule.line, line);
       if (m) {
         current ??= new Map();
         append(current, m, lineOffset);
@@ -104,6 +111,19 @@ export function parseLines(field: TemplateField, text: string): LineRow[] {
     close();
     // An empty end match must not make the search stand still.
     from = Math.max(end.end, from + 1);
+  }
+  return { rows, blocks: block - firstBlock };
+}
+
+/** The rows of a `lines` field: those of its own rule, then of each of its further `rules`, as invoice2data concatenates them. */
+export function parseLines(field: TemplateField, text: string): LineRow[] {
+  const own: LinesRule = { start: field.start!, end: field.end!, line: field.line!, first_line: field.first_line, last_line: field.last_line, skip_line: field.skip_line, types: field.types };
+  const rows: LineRow[] = [];
+  let blocks = 0;
+  for (const rule of [own, ...(field.rules ?? [])]) {
+    const parsed = parseRule(rule, text, blocks);
+    rows.push(...parsed.rows);
+    blocks += parsed.blocks;
   }
   return rows;
 }

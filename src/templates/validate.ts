@@ -6,6 +6,7 @@ import { unknownDirective } from './values.js';
 type TemplateCreate = components['schemas']['TemplateCreate'];
 type TemplateField = components['schemas']['TemplateField'];
 type RegexList = components['schemas']['RegexList'];
+type LinesRule = components['schemas']['LinesRule'];
 
 const FIELD_TYPES = new Set(['string', 'date', 'amount', 'integer']);
 const MAX_FIELDS = 100;
@@ -62,12 +63,11 @@ function checkRegexField(field: TemplateField, path: string): void {
   });
 }
 
-function checkLinesField(field: TemplateField, path: string): void {
-  for (const member of ['start', 'end', 'line'] as const) require(field, member, path);
+function checkLinesRule(rule: LinesRule, path: string): void {
   const groups = new Set<string>();
   let rowGroups = 0;
   for (const member of ['start', 'end', 'line', 'first_line', 'last_line', 'skip_line'] as const) {
-    const list = field[member];
+    const list = rule[member];
     if (list === undefined) continue;
     for (const c of compiled(list, `${path}.${member}`)) {
       if (member === 'line' || member === 'first_line') rowGroups += c.names.length;
@@ -76,10 +76,16 @@ function checkLinesField(field: TemplateField, path: string): void {
   }
   // A `line` pattern without names may only consume detail lines, as long as `first_line` names the columns.
   if (rowGroups === 0) throw new TemplateError(`${path}.line`, 'needs at least one named group, such as (?<description>...), in line or first_line');
-  for (const [name, type] of Object.entries(field.types ?? {})) {
+  for (const [name, type] of Object.entries(rule.types ?? {})) {
     if (!groups.has(name)) throw new TemplateError(`${path}.types.${name}`, 'names no group of line, first_line or last_line');
     checkType(type, `${path}.types.${name}`);
   }
+}
+
+function checkLinesField(field: TemplateField, path: string): void {
+  for (const member of ['start', 'end', 'line'] as const) require(field, member, path);
+  checkLinesRule(field as LinesRule, path);
+  (field.rules ?? []).forEach((rule, i) => checkLinesRule(rule, `${path}.rules[${i}]`));
 }
 
 /** Checks one field rule, throwing a `TemplateError` naming the member at fault. */

@@ -38,6 +38,16 @@ describe('convertInvoice2data', () => {
     expect(template!.options).toMatchObject({ currency: 'EUR', decimal_separator: ',' });
   });
 
+  it('keeps every lines rule, and only the types of groups the rule has, as invoice2data types only those (Coolblue)', () => {
+    const { template, dropped } = convert('nl/nl.be.coolblue.yml');
+    expect(dropped.filter((d) => d.includes('lines'))).toEqual([]);
+    const lines = template!.fields.line_items!;
+    expect(lines.types).toEqual({ qty: 'integer', price_unit: 'amount', line_tax_percent: 'integer', price_subtotal: 'amount' });
+    expect(lines.rules).toHaveLength(1);
+    expect(lines.rules![0]!.types).toEqual({ qty: 'integer', line_tax_percent: 'integer', price_subtotal: 'amount' });
+    expect(() => validateTemplate(template!)).not.toThrow();
+  });
+
   it('reports what it leaves out', () => {
     const { template, dropped } = convert('fr/fr.free.adsl-fiber.yml');
     expect(template).not.toBeNull();

@@ -55,6 +55,12 @@ describe('applyTemplate on the invoice2data custom fixtures', () => {
     const { data } = fixture('lines-multiple-patterns');
     expect(data).toMatchObject({ 'line_items.0.group': 'Mammals', 'line_items.1.name': 'Hedgehog', 'line_items.4.subgroup': 'Flying', 'line_items.10.name': 'Ostrich' });
   });
+
+  it('lines-multiple-patterns: rows of further rules follow those of the first, each rule with its own columns', () => {
+    const { data } = fixture('lines-multiple-patterns');
+    expect(data).toMatchObject({ 'dimensions.2.angle': '90', 'dimensions.2.length': '60', 'dimensions.3.pos': '4', 'dimensions.3.length': '80', 'dimensions.4.angle': '180' });
+    expect(data['dimensions.5.pos']).toBeUndefined();
+  });
 });
 
 const doc = documentFromText(

@@ -60,6 +60,11 @@ describe('validateTemplate', () => {
     }
   });
 
+  it('checks every further lines rule, naming it by index', () => {
+    const lines = { parser: 'lines' as const, start: 'a', end: 'b', line: '(?<qty>\\d+)', rules: [{ start: 'c', end: 'd', line: '(?<qty>\\d+)', types: { price: 'amount' as const } }] };
+    expect(messageOf(withField(lines, 'lines'))).toBe('fields.lines.rules[0].types.price: names no group of line, first_line or last_line');
+  });
+
   it('requires exactly one capture group in a regex field, or a group named value', () => {
     expect(messageOf(withField({ parser: 'regex', regex: 'Total \\d+' }))).toBe("fields.total_amount.regex: needs exactly one capture group (or a group named 'value'), it has 0");
     expect(messageOf(withField({ parser: 'regex', regex: '(Total) (\\d+)' }))).toMatch(/it has 2$/);
