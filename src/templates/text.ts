@@ -43,6 +43,37 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
+const middle = (w: Word) => w.bbox.y + w.bbox.height / 2;
+
+/**
+ * A row's words in bands of text lines, top to bottom, as `pdftotext -layout` prints them: a
+ * word whose middle lies below the bottom of the band's first word (by middle) starts a new
+ * band. The pipeline's rows can join two text lines beside a taller word (a large "INVOICE"
+ * beside a name over an e-mail address), which would interleave their words. Each band keeps
+ * the row's lines, cut to the band's words, so columns still render apart.
+ */
+function bands(row: Line[]): Line[][] {
+  const words = row.flatMap((l) => l.words).sort((a, b) => middle(a) - middle(b));
+  const bandOf = new Map<Word, number>();
+  let top = words[0]!;
+  let band = 0;
+  for (const word of words) {
+    if (middle(word) > top.bbox.y + top.bbox.height) {
+      top = word;
+      band += 1;
+    }
+    bandOf.set(word, band);
+  }
+  if (band === 0) return [row];
+  return Array.from({ length: band + 1 }, (_, b) =>
+    row.flatMap((line) => {
+      const kept = line.words.filter((w) => bandOf.get(w) === b);
+      if (kept.length === 0) return [];
+      return [{ ...line, words: kept, text: kept.map((w) => w.text).join(' '), bbox: union(kept.map((w) => w.bbox)) }];
+    }),
+  );
+}
+
 /**
  * Renders a page the way `pdftotext -layout` does, which is what invoice2data templates are
  * written against: one text line a visual row; words of one line one space apart; each further
@@ -58,10 +89,11 @@ function renderPage(lines: Line[], page: number): TextRow[] {
   for (const line of lines) byRow.set(line.row, [...(byRow.get(line.row) ?? []), line]);
   return [...byRow.keys()]
     .sort((a, b) => a - b)
-    .map((key) => {
+    .flatMap((key) => bands(byRow.get(key)!))
+    .map((band) => {
       let text = '';
       const placed: PlacedWord[] = [];
-      for (const line of byRow.get(key)!.sort((a, b) => a.bbox.x - b.bbox.x)) {
+      for (const line of band.sort((a, b) => a.bbox.x - b.bbox.x)) {
         const column = Math.round((line.bbox.x - left) / charWidth);
         text += ' '.repeat(text ? Math.max(2, column - text.length) : column);
         line.words.forEach((word, i) => {
