@@ -476,14 +476,26 @@ export interface components {
         /**
          * @description One rule, as in invoice2data: `regex` (the first capture group of the first
          *     pattern that matches is the value), `static` (a fixed `value`), `label`
-         *     (the value to the `direction` of a text anchor `label`) or `lines`
+         *     (the value to the `direction` of a text anchor `label`), `lines`
          *     (repeated rows between `start` and `end`, each `line` match's named groups
          *     becoming `<field>.N.<group>`, N from 0; a field named `lines` or
-         *     `line_items` is returned as `line_items.N.<group>`).
+         *     `line_items` is returned as `line_items.N.<group>`) or `table` (one column
+         *     of invoice2data's `tables`: the text between the first `start` match and
+         *     the first `end` match, each line searched with `body`, the named group
+         *     `column` of every matching line a value, reduced by `group`).
+         * @example {
+         *       "parser": "table",
+         *       "start": "Hotel Details\\s+Check In\\s+Check Out\\s+Rooms",
+         *       "end": "Booking ID",
+         *       "body": "(?P<hotel>[\\S ]+),\\s+(?P<check_in>\\d{1,2}/\\d{1,2}/\\d{4})\\s+(?P<rooms>\\d+)",
+         *       "column": "rooms",
+         *       "type": "integer",
+         *       "group": "sum"
+         *     }
          */
         TemplateField: {
             /** @enum {string} */
-            parser: "regex" | "static" | "label" | "lines";
+            parser: "regex" | "static" | "label" | "lines" | "table";
             regex?: components["schemas"]["RegexList"];
             /** @description The value of a `static` field. */
             value?: string;
@@ -509,6 +521,9 @@ export interface components {
             required?: boolean;
             start?: components["schemas"]["RegexList"];
             end?: components["schemas"]["RegexList"];
+            body?: components["schemas"]["RegexList"];
+            /** @description The named group of `body` a `table` field takes its values from. */
+            column?: string;
             line?: components["schemas"]["RegexList"];
             first_line?: components["schemas"]["RegexList"];
             last_line?: components["schemas"]["RegexList"];

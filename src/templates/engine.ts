@@ -4,6 +4,7 @@ import type { DocumentText, FoundField, Word } from '../extraction/types.js';
 import { union } from '../extraction/layout.js';
 import { findByLabel } from './label.js';
 import { parseLines } from './lines.js';
+import { tableColumn } from './tables.js';
 import { cachedPattern } from './regex.js';
 import { locate, MAX_TEMPLATE_TEXT, prepare, templateText, type Location, type TemplateText } from './text.js';
 import { patternsOf } from './validate.js';
@@ -124,13 +125,20 @@ function grouped(field: TemplateField, hits: Hit[]): { text: string; hit: Hit; h
   }
 }
 
-function regexField(ctx: Context, name: string, field: TemplateField): FoundField[] {
-  const hits = regexHits(ctx, field);
+function tableHits(ctx: Context, field: TemplateField): Hit[] {
+  const vctx = valueContext(ctx, field);
+  return tableColumn(field, ctx.text.text).flatMap((cell) => {
+    const typed = coerce(cell.value, field.type, vctx);
+    return typed ? [{ typed, start: cell.start, end: cell.end, pattern: 1 }] : [];
+  });
+}
+
+/** One value from a rule's matches, by the field's `group`; `source` says which rule found it. */
+function fromHits(ctx: Context, name: string, field: TemplateField, hits: Hit[], source: (hit: Hit) => string): FoundField[] {
   if (hits.length === 0) return [];
   const { text, hit, how } = grouped(field, hits);
   const where = locate(ctx.text, hit.start, hit.end);
-  const count = patternsOf(field.regex).length;
-  const detail = [`regex ${hit.pattern} of ${count}`, how].filter(Boolean).join(', ');
+  const detail = [source(hit), how].filter(Boolean).join(', ');
   return [
     {
       field: outputName(name),
@@ -140,6 +148,15 @@ function regexField(ctx: Context, name: string, field: TemplateField): FoundFiel
       ...placed(where),
     },
   ];
+}
+
+function tableField(ctx: Context, name: string, field: TemplateField): FoundField[] {
+  return fromHits(ctx, name, field, tableHits(ctx, field), () => `table column '${field.column}'`);
+}
+
+function regexField(ctx: Context, name: string, field: TemplateField): FoundField[] {
+  const count = patternsOf(field.regex).length;
+  return fromHits(ctx, name, field, regexHits(ctx, field), (hit) => `regex ${hit.pattern} of ${count}`);
 }
 
 function staticField(ctx: Context, name: string, field: TemplateField): FoundField[] {
@@ -187,7 +204,7 @@ function linesField(ctx: Context, name: string, field: TemplateField): FoundFiel
   return out;
 }
 
-const PARSERS = { regex: regexField, static: staticField, label: labelField, lines: linesField } as const;
+const PARSERS = { regex: regexField, static: staticField, label: labelField, lines: linesField, table: tableField } as const;
 
 /** invoice2data's date reading falls back to dateparser, which reads English dates month first. */
 function dateOrder(options: TemplateOptions, text: string): DateOrder {

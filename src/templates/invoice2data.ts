@@ -135,6 +135,38 @@ function linesField(rules: unknown[], dropped: string[], key: string): TemplateF
   return { parser: 'lines', ...own!, ...(more.length ? { rules: more.slice(0, MAX_RULES) } : {}) };
 }
 
+/** invoice2data's tables plugin types a column by its name before its `types`: dates, then amounts. */
+function columnType(name: string, table: Dict): FieldType | undefined {
+  if (name.startsWith('date') || name.endsWith('date')) return 'date';
+  if (name.startsWith('amount')) return 'amount';
+  const settings = isDict(table.fields) && isDict(table.fields[name]) ? table.fields[name] : {};
+  return fieldType(isDict(table.types) && table.types[name] !== undefined ? table.types[name] : settings.type);
+}
+
+/** One `table` field for each named group of an invoice2data table's `body`. */
+function tableFields(table: unknown): [string, TemplateField][] {
+  if (!isDict(table)) throw new Skip('a table is not a mapping');
+  if (table.start === undefined || table.end === undefined || table.body === undefined) throw new Skip('a table needs start, end and body');
+  if (table.line_separator !== undefined && table.line_separator !== '\\n') throw new Skip('a line_separator other than \\n is not supported');
+  const start = patternList(table.start, 'start');
+  const end = patternList(table.end, 'end');
+  const body = patternList(table.body, 'body');
+  const columns = (Array.isArray(body) ? body : [body]).flatMap((source) => {
+    try {
+      return compilePattern(source).names;
+    } catch (err) {
+      if (err instanceof PatternError) throw new Skip(`body: ${err.message}`);
+      throw err;
+    }
+  });
+  return [...new Set(columns)].map((column) => {
+    const settings = isDict(table.fields) && isDict(table.fields[column]) ? table.fields[column] : {};
+    const type = columnType(column, table);
+    const grouping = group(settings.group);
+    return [column, { parser: 'table', start, end, body, column, ...(type ? { type } : {}), ...(grouping ? { group: grouping } : {}) }];
+  });
+}
+
 /** One invoice2data field, in its modern (`parser:`) or legacy (plain regex, `static_` prefix, `sum_amount`) form. */
 function convertField(key: string, v: unknown, dropped: string[]): [string, TemplateField] {
   if (isDict(v)) {
@@ -195,16 +227,24 @@ export function convertInvoice2data(raw: unknown, source: string): Conversion {
     const issuer = String(raw.issuer ?? keywords[0]);
     const required = new Set(Array.isArray(raw.required_fields) ? raw.required_fields.map(String) : DEFAULT_REQUIRED);
     const fields: Record<string, TemplateField> = {};
-    const add = (key: string, value: unknown) => {
+    // Tables run after the fields in invoice2data and overwrite what they found.
+    const put = (key: string, [name, field]: [string, TemplateField], overwrite = false) => {
       try {
-        const [name, field] = convertField(key, value, dropped);
         const docexName = docexFieldName(name);
-        if (fields[docexName]) throw new Skip(`maps to '${docexName}', already given by another field`);
+        if (fields[docexName] && !overwrite) throw new Skip(`maps to '${docexName}', already given by another field`);
         if (!required.has(name)) field.required = false;
         checkField(docexName, field);
         fields[docexName] = field;
       } catch (err) {
-        if (err instanceof Skip || err instanceof TemplateError) dropped.push(`fields.${key}: ${err.message}`);
+        if (err instanceof Skip || err instanceof TemplateError) dropped.push(`${key}: ${err.message}`);
+        else throw err;
+      }
+    };
+    const add = (key: string, value: unknown) => {
+      try {
+        put(`fields.${key}`, convertField(key, value, dropped));
+      } catch (err) {
+        if (err instanceof Skip) dropped.push(`fields.${key}: ${err.message}`);
         else throw err;
       }
     };
@@ -212,7 +252,14 @@ export function convertInvoice2data(raw: unknown, source: string): Conversion {
     if (raw.lines !== undefined) {
       add('lines', { parser: 'lines', rules: Array.isArray(raw.lines) ? raw.lines : [raw.lines] });
     }
-    if (raw.tables !== undefined) dropped.push('tables: the tables plugin has no docex equivalent');
+    (raw.tables === undefined ? [] : Array.isArray(raw.tables) ? raw.tables : [raw.tables]).forEach((table, i) => {
+      try {
+        for (const column of tableFields(table)) put(`tables[${i}].${column[0]}`, column, true);
+      } catch (err) {
+        if (err instanceof Skip) dropped.push(`tables[${i}]: ${err.message}`);
+        else throw err;
+      }
+    });
     if (!fields.vendor_name) fields.vendor_name = { parser: 'static', value: issuer.slice(0, 1000), required: false };
 
     const template: TemplateCreate = {

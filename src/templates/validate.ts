@@ -88,6 +88,14 @@ function checkLinesField(field: TemplateField, path: string): void {
   (field.rules ?? []).forEach((rule, i) => checkLinesRule(rule, `${path}.rules[${i}]`));
 }
 
+function checkTableField(field: TemplateField, path: string): void {
+  for (const member of ['start', 'end', 'body', 'column'] as const) require(field, member, path);
+  compiled(field.start!, `${path}.start`);
+  compiled(field.end!, `${path}.end`);
+  const named = compiled(field.body!, `${path}.body`).some((c) => c.names.includes(field.column!));
+  if (!named) throw new TemplateError(`${path}.column`, `names no group of body, such as (?<${field.column}>...)`);
+}
+
 /** Checks one field rule, throwing a `TemplateError` naming the member at fault. */
 export function checkField(name: string, field: TemplateField): void {
   const path = `fields.${name}`;
@@ -103,6 +111,8 @@ export function checkField(name: string, field: TemplateField): void {
       return require(field, 'label', path);
     case 'lines':
       return checkLinesField(field, path);
+    case 'table':
+      return checkTableField(field, path);
     default:
       throw new TemplateError(`${path}.parser`, `unknown parser '${String(field.parser)}'`);
   }

@@ -56,6 +56,12 @@ describe('applyTemplate on the invoice2data custom fixtures', () => {
     expect(data).toMatchObject({ 'line_items.0.group': 'Mammals', 'line_items.1.name': 'Hedgehog', 'line_items.4.subgroup': 'Flying', 'line_items.10.name': 'Ostrich' });
   });
 
+  it('table-groups: each column of a table a field, its values reduced by the group, typed', () => {
+    const { data, fields } = fixture('table-groups');
+    expect(data).toMatchObject({ qty_rooms: '2', date_check_out: '2024-12-31', random_num_to_sum: '11.01', hotel_details: 'OYO 4189 Resort Nanganallur' });
+    expect(fields.find((f) => f.field === 'qty_rooms')!.explanation).toBe("template 'Table Groups Tests' rule 'qty_rooms' (table column 'qty_rooms', sum of 2 matches) on page 1");
+  });
+
   it('lines-multiple-patterns: rows of further rules follow those of the first, each rule with its own columns', () => {
     const { data } = fixture('lines-multiple-patterns');
     expect(data).toMatchObject({ 'dimensions.2.angle': '90', 'dimensions.2.length': '60', 'dimensions.3.pos': '4', 'dimensions.3.length': '80', 'dimensions.4.angle': '180' });

@@ -60,6 +60,12 @@ describe('validateTemplate', () => {
     }
   });
 
+  it('requires a table field to name a group of its body', () => {
+    const table = { parser: 'table' as const, start: 'Rooms', end: 'Booking', body: '(?<rooms>\\d+)', column: 'nights' };
+    expect(messageOf(withField(table, 'nights'))).toBe('fields.nights.column: names no group of body, such as (?<nights>...)');
+    expect(() => validateTemplate(withField({ ...table, column: 'rooms' }, 'rooms'))).not.toThrow();
+  });
+
   it('checks every further lines rule, naming it by index', () => {
     const lines = { parser: 'lines' as const, start: 'a', end: 'b', line: '(?<qty>\\d+)', rules: [{ start: 'c', end: 'd', line: '(?<qty>\\d+)', types: { price: 'amount' as const } }] };
     expect(messageOf(withField(lines, 'lines'))).toBe('fields.lines.rules[0].types.price: names no group of line, first_line or last_line');
