@@ -206,9 +206,12 @@ function linesField(ctx: Context, name: string, field: TemplateField): FoundFiel
 
 const PARSERS = { regex: regexField, static: staticField, label: labelField, lines: linesField, table: tableField } as const;
 
-/** invoice2data's date reading falls back to dateparser, which reads English dates month first. */
+/**
+ * invoice2data's date reading falls back to dateparser, which reads numeric dates month first
+ * in English, the language it settles on when a template names none.
+ */
 function dateOrder(options: TemplateOptions, text: string): DateOrder {
-  return options.languages?.[0] === 'en' ? 'month-first' : dateOrderOf(text);
+  return (options.languages?.[0] ?? 'en') === 'en' ? 'month-first' : dateOrderOf(text);
 }
 
 /** Runs every rule of the template on the document; fields a rule does not find are left out. */

@@ -62,6 +62,11 @@ describe('applyTemplate on the invoice2data custom fixtures', () => {
     expect(fields.find((f) => f.field === 'qty_rooms')!.explanation).toBe("template 'Table Groups Tests' rule 'qty_rooms' (table column 'qty_rooms', sum of 2 matches) on page 1");
   });
 
+  it('table-groups: a template naming no language reads numeric dates month first, as dateparser does, whatever the other dates', () => {
+    const { data } = fixture('table-groups');
+    expect(data.date_check_in).toBe('2024-01-08');
+  });
+
   it('lines-multiple-patterns: rows of further rules follow those of the first, each rule with its own columns', () => {
     const { data } = fixture('lines-multiple-patterns');
     expect(data).toMatchObject({ 'dimensions.2.angle': '90', 'dimensions.2.length': '60', 'dimensions.3.pos': '4', 'dimensions.3.length': '80', 'dimensions.4.angle': '180' });
