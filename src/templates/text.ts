@@ -38,6 +38,15 @@ export interface TemplateText {
   rows: RowSpan[];
 }
 
+/**
+ * Columns round up only from 0.7 of a character: our character width is the median of the
+ * page's words, not pdftotext's own measure, and at an even half a left-aligned block starting
+ * a fraction right of the page's leftmost text (a table half a character in) went one column in
+ * where pdftotext keeps it at 0, so patterns anchored at `^\w` missed it. Empirical: offsets of
+ * 0.53 (to column 0), 0.99 and 3.83 (to 1 and 4) in the corpus settle it between 0.6 and 0.8.
+ */
+const COLUMN_BIAS = 0.2;
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
@@ -94,7 +103,7 @@ function renderPage(lines: Line[], page: number): TextRow[] {
       let text = '';
       const placed: PlacedWord[] = [];
       for (const line of band.sort((a, b) => a.bbox.x - b.bbox.x)) {
-        const column = Math.round((line.bbox.x - left) / charWidth);
+        const column = Math.round((line.bbox.x - left) / charWidth - COLUMN_BIAS);
         text += ' '.repeat(text ? Math.max(2, column - text.length) : column);
         line.words.forEach((word, i) => {
           if (i > 0) text += ' ';

@@ -21,6 +21,12 @@ describe('templateText', () => {
     expect(rows).toEqual(['Sammy Maystone', 'smaystone4@fake.com | INVOICE']);
   });
 
+  it('starts a block a fraction of a character right of the leftmost text at column 0, as pdftotext does', () => {
+    const lines = [line(0, [word('Azure', 0.1, 0.1)]), line(1, [word('Acme', 0.1 + 0.53 * 0.006, 0.2)]), line(2, [word('Detail', 0.1 + 0.99 * 0.006, 0.3)])];
+    const { text } = templateText({ pages: [{ number: 1, source: 'text_layer', lines }] });
+    expect(text.split('\n')).toEqual(['Azure', 'Acme', ' Detail']);
+  });
+
   it('keeps words of one text line on one row whatever their heights', () => {
     const { text } = templateText({ pages: [{ number: 1, source: 'text_layer', lines: [line(0, [word('Total', 0.1, 0.5), word('EUR', 0.15, 0.498, 0.016), word('12.00', 0.2, 0.501)])] }] });
     expect(text.trim()).toBe('Total EUR 12.00');
