@@ -479,7 +479,9 @@ export interface components {
          *     (the value to the `direction` of a text anchor `label`), `lines`
          *     (repeated rows between `start` and `end`, each `line` match's named groups
          *     becoming `<field>.N.<group>`, N from 0; a field named `lines` or
-         *     `line_items` is returned as `line_items.N.<group>`) or `table` (one column
+         *     `line_items` is returned as `line_items.N.<group>`; rows of `line_items` and
+         *     `tax_lines` with a common unit in `uom` and no `unece_code` get its UN/ECE
+         *     Recommendation 20 code there, as invoice2data does) or `table` (one column
          *     of invoice2data's `tables`: the text between the first `start` match and
          *     the first `end` match, each line searched with `body`, the named group
          *     `column` of every matching line a value, reduced by `group`).

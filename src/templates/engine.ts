@@ -5,6 +5,7 @@ import { union } from '../extraction/layout.js';
 import { findByLabel } from './label.js';
 import { parseLines } from './lines.js';
 import { tableColumn } from './tables.js';
+import { UNECE_TABLES, withUneceCode } from './unece.js';
 import { cachedPattern } from './regex.js';
 import { locate, MAX_TEMPLATE_TEXT, prepare, templateText, type Location, type TemplateText } from './text.js';
 import { patternsOf } from './validate.js';
@@ -187,8 +188,9 @@ function labelField(ctx: Context, name: string, field: TemplateField): FoundFiel
 function linesField(ctx: Context, name: string, field: TemplateField): FoundField[] {
   const vctx = valueContext(ctx, field);
   const out: FoundField[] = [];
+  const unece = UNECE_TABLES.has(outputName(name));
   parseLines(field, ctx.text.text).forEach((row, n) => {
-    for (const [group, cell] of row.cells) {
+    for (const [group, cell] of unece ? withUneceCode(row.cells) : row.cells) {
       const typed = coerce(cell.value, row.types[group], vctx);
       if (!typed) continue;
       const where = locate(ctx.text, cell.start, cell.end);

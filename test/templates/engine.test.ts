@@ -67,6 +67,15 @@ describe('applyTemplate on the invoice2data custom fixtures', () => {
     expect(data.date_check_in).toBe('2024-01-08');
   });
 
+  it('fills unece_code of line_items and tax_lines rows from a known uom, keeping a code the template read', () => {
+    const rows = 'Items\nChair 2 units\nOil 1 l LTR\nSand 3 bags\nEnd';
+    const line = '^(?P<name>\\w+) (?P<qty>\\d+) (?P<uom>\\w+)(?: (?P<unece_code>[A-Z]{3}))?$';
+    const template: TemplateCreate = { name: 'U', keywords: ['Items'], fields: { lines: { parser: 'lines', start: 'Items', end: 'End', line }, other: { parser: 'lines', start: 'Items', end: 'End', line } } };
+    const data = Object.fromEntries(applyTemplate(template, documentFromText(rows)).map((f) => [f.field, f.value]));
+    expect(data).toMatchObject({ 'line_items.0.unece_code': 'H87', 'line_items.1.unece_code': 'LTR', 'other.0.unece_code': '' });
+    expect(data['line_items.2.unece_code']).toBe('');
+  });
+
   it('lines-multiple-patterns: rows of further rules follow those of the first, each rule with its own columns', () => {
     const { data } = fixture('lines-multiple-patterns');
     expect(data).toMatchObject({ 'dimensions.2.angle': '90', 'dimensions.2.length': '60', 'dimensions.3.pos': '4', 'dimensions.3.length': '80', 'dimensions.4.angle': '180' });
