@@ -1,6 +1,7 @@
 import type { Store } from './store/index.js';
 import { workspacesRepository } from './store/workspaces.js';
-import { apiKeysRepository } from './store/api-keys.js';
+import { apiKeysRepository, type Principal } from './store/api-keys.js';
+import { ttlCache } from './store/ttl-cache.js';
 
 export interface FirstKey {
   workspaceId: string;
@@ -19,10 +20,12 @@ const BOOTSTRAP_LOCK = 0x646f6378;
 export async function bootstrapFirstKey(store: Store): Promise<FirstKey | null> {
   return store.db.transaction(async (trx) => {
     if (store.dialect === 'postgres') await trx.raw('select pg_advisory_xact_lock(?)', [BOOTSTRAP_LOCK]);
-    const workspaces = workspacesRepository(trx);
+    // Nothing is authenticated inside the transaction, so its repositories need no key cache.
+    const uncached = ttlCache<Principal>(0);
+    const workspaces = workspacesRepository(trx, uncached);
     if ((await workspaces.count()) > 0) return null;
     const workspace = await workspaces.create({ name: 'default', plan: 'free' });
-    const { secret } = await apiKeysRepository(trx).create({
+    const { secret } = await apiKeysRepository(trx, uncached).create({
       workspace_id: workspace.id,
       name: 'default',
       scopes: ['extractions:read', 'extractions:write', 'templates:read', 'templates:write'],

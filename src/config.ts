@@ -11,6 +11,12 @@ export interface Config {
   /** Allow requests when the rate-limit store is unreachable instead of answering 503. */
   rateLimitFailOpen: boolean;
   authFailuresPerMinute: number;
+  /**
+   * How long a server remembers an authenticated key instead of querying the database on every
+   * request. Changes made through another process (`docex key revoke`, another server) take effect
+   * within this time; 0 checks the database on every request.
+   */
+  keyCacheMs: number;
   corsOrigins: string[];
   maxPages: number;
   maxImagePixels: number;
@@ -81,6 +87,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     rateLimitFailOpen: boolean(env, 'RATE_LIMIT_FAIL_OPEN', false),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 60, 1, 1_000_000),
+    keyCacheMs: integer(env, 'KEY_CACHE_SECONDS', 5, 0, 300) * 1000,
     corsOrigins: (env.CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     maxPages: integer(env, 'MAX_PAGES', 50, 1, 10_000),
     maxImagePixels: integer(env, 'MAX_IMAGE_PIXELS', 40_000_000, 1, 1_000_000_000),

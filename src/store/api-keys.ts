@@ -2,6 +2,7 @@ import type { Db } from './db.js';
 import { newId } from '../ids.js';
 import { generateKey, hashKey, hashesEqual, keyPrefix } from '../auth/keys.js';
 import type { Workspace } from './workspaces.js';
+import type { TtlCache } from './ttl-cache.js';
 import type { components } from '../../generated/openapi.js';
 
 export type Scope = components['schemas']['Scope'];
@@ -23,7 +24,16 @@ interface Row extends Omit<ApiKeyRecord, 'scopes'> {
 
 const fromRow = ({ hash: _hash, scopes, ...rest }: Row): ApiKeyRecord => ({ ...rest, scopes: JSON.parse(scopes) as Scope[] });
 
-export function apiKeysRepository(db: Db) {
+export interface Principal {
+  key: ApiKeyRecord;
+  workspace: Workspace;
+}
+
+/**
+ * `principals` remembers recently authenticated keys by hash; it is emptied whenever a key or workspace
+ * changes through this store, and other processes' changes reach it when its entries expire.
+ */
+export function apiKeysRepository(db: Db, principals: TtlCache<Principal>) {
   const table = () => db<Row>('api_keys');
   return {
     /** Creates a key and returns its secret, which is not stored and cannot be shown again. */
@@ -44,10 +54,13 @@ export function apiKeysRepository(db: Db) {
     },
     /**
      * The active key whose secret this is and its workspace, if any (revoked keys and keys of deleted
-     * workspaces are not returned). One query: it runs on every authenticated request.
+     * workspaces are not returned). It runs on every authenticated request: one query, or none while
+     * the key is cached.
      */
-    async findBySecret(secret: string): Promise<{ key: ApiKeyRecord; workspace: Workspace } | undefined> {
+    async findBySecret(secret: string): Promise<Principal | undefined> {
       const hash = hashKey(secret);
+      const cached = principals.get(hash);
+      if (cached) return cached;
       const row = await table()
         .join('workspaces', 'workspaces.id', 'api_keys.workspace_id')
         .where('api_keys.hash', hash)
@@ -64,10 +77,12 @@ export function apiKeysRepository(db: Db) {
         );
       if (!row || !hashesEqual(row.hash, hash)) return undefined;
       const { ws_name, ws_plan, ws_per_minute, ws_per_day, ws_created_at, ws_deleted_at, ...key } = row;
-      return {
+      const principal: Principal = {
         key: fromRow(key),
         workspace: { id: key.workspace_id, name: ws_name, plan: ws_plan, per_minute: ws_per_minute, per_day: ws_per_day, created_at: ws_created_at, deleted_at: ws_deleted_at },
       };
+      principals.set(hash, principal);
+      return principal;
     },
     async get(id: string): Promise<ApiKeyRecord | undefined> {
       const row = await table().where({ id }).first();
@@ -78,6 +93,7 @@ export function apiKeysRepository(db: Db) {
     },
     async revoke(id: string): Promise<ApiKeyRecord | undefined> {
       await table().where({ id }).whereNull('revoked_at').update({ revoked_at: new Date().toISOString() });
+      principals.clear();
       return this.get(id);
     },
   };

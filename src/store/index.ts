@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { openDb, dialectOf, type Db, type Dialect } from './db.js';
 import { migrate } from './migrations.js';
 import { workspacesRepository } from './workspaces.js';
-import { apiKeysRepository } from './api-keys.js';
+import { apiKeysRepository, type Principal } from './api-keys.js';
 import { extractionsRepository } from './extractions.js';
 import { templatesRepository } from './templates.js';
 import { instancesRepository } from './instances.js';
+import { ttlCache } from './ttl-cache.js';
 
 export interface Store {
   db: Db;
@@ -21,8 +22,13 @@ export interface Store {
   close(): Promise<void>;
 }
 
+export interface StoreOptions {
+  /** How long an authenticated key is remembered; 0 (the default, for tools) queries every time. */
+  keyCacheMs?: number;
+}
+
 /** Opens the database, runs migrations and returns one repository per table. */
-export async function openStore(databaseUrl: string): Promise<Store> {
+export async function openStore(databaseUrl: string, options: StoreOptions = {}): Promise<Store> {
   const db = openDb(databaseUrl);
   try {
     await migrate(db);
@@ -30,14 +36,15 @@ export async function openStore(databaseUrl: string): Promise<Store> {
     await db.destroy();
     throw err;
   }
+  const principals = ttlCache<Principal>(options.keyCacheMs ?? 0);
   const instanceId = `inst_${randomBytes(12).toString('hex')}`;
   return {
     db,
     dialect: dialectOf(databaseUrl),
     instanceId,
     instances: instancesRepository(db),
-    workspaces: workspacesRepository(db),
-    apiKeys: apiKeysRepository(db),
+    workspaces: workspacesRepository(db, principals),
+    apiKeys: apiKeysRepository(db, principals),
     extractions: extractionsRepository(db, instanceId),
     templates: templatesRepository(db),
     async ping() {

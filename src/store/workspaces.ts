@@ -1,3 +1,4 @@
+import type { TtlCache } from './ttl-cache.js';
 import type { Db } from './db.js';
 import { newId } from '../ids.js';
 import { limitsFor, type Limits, type Plan } from '../limits/plans.js';
@@ -23,7 +24,8 @@ export function workspaceLimits(ws: Workspace): Limits {
   return limitsFor(ws.plan, ws);
 }
 
-export function workspacesRepository(db: Db) {
+/** `principals` is the key cache, emptied when a workspace's plan, limits or deletion change. */
+export function workspacesRepository(db: Db, principals: TtlCache<unknown>) {
   const table = () => db<Workspace>('workspaces');
   return {
     async create(input: NewWorkspace): Promise<Workspace> {
@@ -56,6 +58,7 @@ export function workspacesRepository(db: Db) {
       const next = { ...current, ...changes };
       workspaceLimits(next);
       await table().where({ id }).update(changes);
+      principals.clear();
       return next;
     },
   };

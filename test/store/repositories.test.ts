@@ -66,6 +66,30 @@ describe.each(databases)('store on $name', (kind) => {
     expect(await store.apiKeys.findBySecret(other.secret)).toBeUndefined();
   });
 
+  it('with a key cache, sees its own revocations and plan changes at once and another process\'s once the entry expires', async () => {
+    const cached = await openStore(database.url, { keyCacheMs: 60_000 });
+    const shortLived = await openStore(database.url, { keyCacheMs: 300 });
+    try {
+      const ws = await cached.workspaces.create({ name: 'cached', plan: 'free' });
+      const own = await cached.apiKeys.create({ workspace_id: ws.id, name: 'own', scopes: [] });
+      expect((await cached.apiKeys.findBySecret(own.secret))?.workspace.plan).toBe('free');
+      await cached.workspaces.update(ws.id, { plan: 'pro' });
+      expect((await cached.apiKeys.findBySecret(own.secret))?.workspace.plan).toBe('pro');
+      await cached.apiKeys.revoke(own.key.id);
+      expect(await cached.apiKeys.findBySecret(own.secret)).toBeUndefined();
+
+      const elsewhere = await cached.apiKeys.create({ workspace_id: ws.id, name: 'elsewhere', scopes: [] });
+      expect(await shortLived.apiKeys.findBySecret(elsewhere.secret)).toBeDefined();
+      await store.apiKeys.revoke(elsewhere.key.id);
+      expect(await shortLived.apiKeys.findBySecret(elsewhere.secret)).toBeDefined();
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(await shortLived.apiKeys.findBySecret(elsewhere.secret)).toBeUndefined();
+    } finally {
+      await cached.close();
+      await shortLived.close();
+    }
+  });
+
   it('stores extraction fields as JSON and the upload as bytes, unchanged', async () => {
     const ws = await store.workspaces.create({ name: 'ext', plan: 'free' });
     const upload = Buffer.from([0, 1, 2, 255, 254, 0x25, 0x50, 0x44, 0x46]);
