@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import { OpenAPIBackend, type Context } from 'openapi-backend';
+import { OpenAPIBackend, type Context, type Operation, type Request } from 'openapi-backend';
 import ajvFormats from 'ajv-formats';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
@@ -86,6 +86,21 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
   // request; the document does not change after init, so the list is built once.
   const operations = api.router.getOperations();
   api.router.getOperations = () => operations;
+  // Each request is matched three times (route, dispatch, re-parse); the operation depends only on
+  // method and path, so a bounded memo serves the repeats. Misses (404, 405) are not kept.
+  const match = api.router.matchOperation.bind(api.router) as (req: Request, strict?: boolean) => Operation | undefined;
+  const matched = new Map<string, Operation>();
+  api.router.matchOperation = ((req: Request, strict?: boolean) => {
+    const key = `${req.method} ${req.path}`;
+    const hit = matched.get(key);
+    if (hit) return hit;
+    const operation = match(req, strict);
+    if (operation) {
+      if (matched.size >= 1000) matched.clear();
+      matched.set(key, operation);
+    }
+    return operation;
+  }) as typeof api.router.matchOperation;
   const missing = api.getOperations().filter((op) => !operationHandlers[op.operationId!]);
   if (missing.length) throw new Error(`No handler for operations: ${missing.map((op) => op.operationId).join(', ')}`);
 
