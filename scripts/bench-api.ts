@@ -67,7 +67,7 @@ interface Target {
 }
 
 function startTarget(target: string, env: Record<string, string>): Promise<Target> {
-  const child = spawn(path.join(root, 'node_modules', '.bin', 'tsx'), [self, SERVE, target], {
+  const child = spawn(process.execPath, ['--import', 'tsx', self, SERVE, target], {
     cwd: root,
     // The access log goes to /dev/null: written as in production, not read.
     env: { ...process.env, OCR_WORKERS: '1', ...env },
@@ -93,15 +93,31 @@ async function stopTarget(t: Target): Promise<void> {
 
 interface Figures {
   rps: number;
+  /** The server process's CPU time per request (all its threads), when /proc tells it. */
+  cpuUs: number | null;
   p50: number;
   p99: number;
   non2xx: number;
   errors: number;
 }
 
-async function load(url: string, headers: Record<string, string>, connections: number, duration: number): Promise<Figures> {
-  const result = await autocannon({ url, headers, connections, duration });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+/** CPU seconds (user + system, every thread) the process has used so far, where Linux's /proc tells. */
+function cpuSeconds(pid: number): number | null {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime, in clock ticks of 1/100 s (USER_HZ on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+async function load(target: Target, path: string, headers: Record<string, string>, connections: number, duration: number): Promise<Figures> {
+  const before = cpuSeconds(target.child.pid!);
+  const result = await autocannon({ url: `${target.url}${path}`, headers, connections, duration });
+  const after = cpuSeconds(target.child.pid!);
+  const cpuUs = before === null || after === null ? null : (1e6 * (after - before)) / (result.requests.average * duration);
+  return { rps: result.requests.average, cpuUs, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
 }
 
 interface Setup {
@@ -161,8 +177,11 @@ async function enterpriseKey(databaseUrl: string): Promise<string> {
 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
+const cpu = (f: Figures) => (f.cpuUs === null ? 'n/a' : `${f.cpuUs.toFixed(0)} us`);
+const cpuShare = (f: Figures, bare: Figures) => (f.cpuUs === null || bare.cpuUs === null ? 'n/a' : `${((100 * bare.cpuUs) / f.cpuUs).toFixed(0)}%`);
+
 function row(name: string, f: Figures, bare: Figures): string[] {
-  return [name, f.rps.toFixed(0), ms(f.p50), ms(f.p99), String(f.non2xx), String(f.errors), `${((100 * f.rps) / bare.rps).toFixed(0)}%`];
+  return [name, f.rps.toFixed(0), ms(f.p50), ms(f.p99), String(f.non2xx), String(f.errors), `${((100 * f.rps) / bare.rps).toFixed(0)}%`, cpu(f), cpuShare(f, bare)];
 }
 
 async function main(): Promise<void> {
@@ -172,7 +191,7 @@ async function main(): Promise<void> {
   console.log(`autocannon: ${connections} connections, ${duration} s per target, GET /v1/me vs bare Koa\n`);
 
   const koa = await startTarget('koa', {});
-  const bare = await load(koa.url, {}, connections, duration);
+  const bare = await load(koa, '/', {}, connections, duration);
   await stopTarget(koa);
 
   const setups: Setup[] = [sqliteSetup()];
@@ -180,20 +199,19 @@ async function main(): Promise<void> {
   if (typeof pg === 'string') console.log(`PostgreSQL + Redis skipped: ${pg}\n`);
   else setups.push(pg);
 
-  const rows: string[][] = [['target', 'req/s', 'p50', 'p99', 'non-2xx', 'errors', 'vs bare Koa']];
+  const rows: string[][] = [['target', 'req/s', 'p50', 'p99', 'non-2xx', 'errors', 'vs bare Koa', 'server CPU/request', 'vs bare Koa (CPU)']];
   rows.push(row('bare Koa hello-world', bare, bare));
   for (const setup of setups) {
     try {
       const key = await enterpriseKey(setup.databaseUrl);
       const docex = await startTarget('docex', { ...setup.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' });
-      const url = `${docex.url}/v1/me`;
       const headers = { Authorization: `Bearer ${key}` };
-      await load(url, headers, connections, 1);
-      const f = await load(url, headers, connections, duration);
+      await load(docex, '/v1/me', headers, connections, 1);
+      const f = await load(docex, '/v1/me', headers, connections, duration);
       rows.push(row(`docex GET /v1/me, ${setup.name}`, f, bare));
       if (setup === setups[0]) {
         // The same middleware chain without authentication, limits or the database: the framework's share.
-        rows.push(row('docex GET /healthz (no key, no database)', await load(`${docex.url}/healthz`, {}, connections, duration), bare));
+        rows.push(row('docex GET /healthz (no key, no database)', await load(docex, '/healthz', {}, connections, duration), bare));
       }
       await stopTarget(docex);
     } finally {
@@ -206,6 +224,8 @@ async function main(): Promise<void> {
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const r of rows.slice(1)) console.log(line(r));
   console.log('\nTarget: docex at 50% or more of bare Koa. A warm-up second precedes each docex run.');
+  console.log('Server CPU/request is the target process\'s CPU time (every thread) over the requests it answered:');
+  console.log('unlike req/s it does not depend on whether the load generator, on the same cores, kept the server busy.');
 }
 
 if (process.argv[2] === SERVE) await serve(process.argv[3]);
