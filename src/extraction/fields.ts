@@ -1,8 +1,10 @@
-import { CANONICAL_FIELDS, type CanonicalField, type ValueKind, fieldsForLabel, isKnownLabel, normaliseLabel } from './labels.js';
-import { findPairs, union } from './layout.js';
+import { CANONICAL_FIELDS, type CanonicalField, type ValueKind, fieldsForLabel, isDocumentTitle, isKnownLabel, normaliseLabel } from './labels.js';
+import { findPairs, type LabelTest, union } from './layout.js';
 import { currencyOf, dateOrderOf, type DateOrder, ibanValid, parseAmount, parseDate, snakeCase } from './normalise.js';
+import { EMAIL, IBAN, IBAN_ANYWHERE, INTERNATIONAL_PHONE, PHONE } from './patterns.js';
 import { documentText } from './text.js';
 import type { Box, DocumentText, FoundField, LabelValue, Line, Word } from './types.js';
+import { findVendor, type Located } from './vendor.js';
 
 interface ReadValue {
   value: string;
@@ -16,16 +18,6 @@ interface Candidate extends FoundField {
   /** For ranking totals: the amount as a number. */
   amount?: number;
 }
-
-const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b/g;
-const EMAIL = /[A-Z0-9._%+-]+@[A-Z0-9-]+(?:\.[A-Z0-9-]+)*\.[A-Z]{2,}/gi;
-const PHONE = /\+?\(?\d[\d\s().\/-]{5,}\d/;
-const INTERNATIONAL_PHONE = /\+\d{1,3}[\s().\/-]*\d[\d\s().\/-]{5,}\d/g;
-const TITLE = /^(?:tax |commercial |proforma |pro forma )?(?:invoice|receipt|rechnung|facture|factura|fattura|factuur|bill|quote|quotation|estimate|statement|credit note|gutschrift|devis|angebot|lieferschein|delivery note|quittung|kassenbon)\b/i;
-const COMPANY_SUFFIX = /\b(?:GmbH|AG|KG|UG|Ltd|Limited|Inc|LLC|LLP|plc|Corp|Corporation|Co|SA|SAS|SARL|S\.?A\.?|BV|B\.V\.|NV|SRL|S\.r\.l\.|SpA|AB|AS|A\/S|Oy|Pty|GbR|e\.K\.)\.?(?!\w)/;
-const IBAN_ANYWHERE = new RegExp(IBAN.source);
-const EMAIL_ANYWHERE = new RegExp(EMAIL.source, 'i');
-const WEB = /\bwww\.|https?:\/\/|\.(?:com|de|fr|org|net|io|co\.uk)\b/i;
 
 function readValue(kind: ValueKind, text: string, order: DateOrder): ReadValue | null {
   const raw = text.replace(/\s+/g, ' ').trim();
@@ -43,14 +35,14 @@ function readValue(kind: ValueKind, text: string, order: DateOrder): ReadValue |
       return amount ? { value: amount.value, quality: 1 } : null;
     }
     case 'id': {
-      const token = raw.replace(/^[#:.\s]+/, '').split(' ')[0]!.replace(/[.,;]$/, '');
+      const token = raw.replace(/^(?:[#:.\s]|n[°º])+/i, '').split(' ')[0]!.replace(/[.,;]$/, '');
       if (!/\d/.test(token) || !/^[\p{L}\p{N}][\p{L}\p{N}\-/._]{0,39}$/u.test(token) || parseDate(token)) return null;
       return { value: token, quality: 1 };
     }
     case 'name': {
       const letters = raw.replace(/[^\p{L}]/gu, '').length;
-      if (letters < 2 || raw.length > 100 || isKnownLabel(raw)) return null;
-      return { value: raw, quality: 1 };
+      if (letters < 2 || raw.length > 100 || isKnownLabel(raw) || /^\(.*\)$/.test(raw)) return null;
+      return { value: raw.replace(/[,;]$/, ''), quality: 1 };
     }
     case 'currency': {
       const code = currencyOf(raw);
@@ -111,11 +103,6 @@ function meanConfidence(words: Word[]): number {
   return words.reduce((sum, w) => sum + w.confidence, 0) / (words.length || 1);
 }
 
-interface Located {
-  page: number;
-  line: Line;
-}
-
 function allLines(doc: DocumentText): Located[] {
   return doc.pages.flatMap((page) => page.lines.map((line) => ({ page: page.number, line })));
 }
@@ -165,70 +152,6 @@ function findPhone(lines: Located[], excluded: (l: Located) => boolean): Candida
   return null;
 }
 
-function isAddressOrContact(text: string): boolean {
-  return EMAIL_ANYWHERE.test(text) || WEB.test(text) || PHONE.test(text) || /[:：]/.test(text) || IBAN_ANYWHERE.test(text);
-}
-
-/**
- * The vendor is usually the most prominent name at the top of the first page: the tallest text
- * in the top part of the page that is not a document title, a label, the customer's block or
- * contact details. A legal-form suffix (GmbH, Ltd, Inc ...) makes a line more likely.
- */
-function findVendor(doc: DocumentText, excluded: (l: Located) => boolean): { name: Candidate; line: Line } | null {
-  const first = doc.pages[0];
-  if (!first) return null;
-  let best: { score: number; line: Line } | null = null;
-  for (const line of first.lines) {
-    if (line.bbox.y > 0.4) continue;
-    const text = line.text.trim();
-    const letters = text.replace(/[^\p{L}]/gu, '').length;
-    if (letters < 3 || line.words.length > 8 || TITLE.test(text) || isKnownLabel(text.replace(/[:：]$/, ''))) continue;
-    if (isAddressOrContact(text) || parseDate(text) || /^\d/.test(text) || excluded({ page: first.number, line })) continue;
-    if (/^[\d\s.,€$£%-]+$/.test(text)) continue;
-    const score = line.bbox.height * (COMPANY_SUFFIX.test(text) ? 1.4 : 1) * (1 - 0.5 * line.bbox.y);
-    if (!best || score > best.score) best = { score, line };
-  }
-  if (!best) return null;
-  const { line } = best;
-  return {
-    line,
-    name: {
-      field: 'vendor_name',
-      value: line.text.trim(),
-      confidence: confidence(COMPANY_SUFFIX.test(line.text) ? 75 : 60, 1, line.confidence),
-      explanation: `most prominent line at the top of page ${first.number} (no vendor label)`,
-      page: first.number,
-      bbox: line.bbox,
-    },
-  };
-}
-
-/** The address block: up to three lines directly under the vendor name, aligned with it. */
-function findAddress(doc: DocumentText, pageNumber: number, vendorLine: Line): Candidate | null {
-  const page = doc.pages.find((p) => p.number === pageNumber);
-  if (!page) return null;
-  const block: Line[] = [];
-  let previous = vendorLine;
-  for (const line of page.lines) {
-    if (line.row <= vendorLine.row || block.length >= 3) continue;
-    const aligned = Math.abs(line.bbox.x - vendorLine.bbox.x) < 0.03;
-    const close = line.bbox.y - (previous.bbox.y + previous.bbox.height) < 1.6 * previous.bbox.height;
-    if (!aligned) continue;
-    if (!close || isAddressOrContact(line.text) || isKnownLabel(line.text) || TITLE.test(line.text)) break;
-    block.push(line);
-    previous = line;
-  }
-  if (!block.length) return null;
-  return {
-    field: 'vendor_address',
-    value: block.map((l) => l.text.trim()).join(', '),
-    confidence: confidence(65, 1, meanConfidence(block.flatMap((l) => l.words))),
-    explanation: `${block.length} line${block.length > 1 ? 's' : ''} under the vendor name on page ${pageNumber}`,
-    page: pageNumber,
-    bbox: union(block.map((l) => l.bbox)),
-  };
-}
-
 function firstDate(lines: Located[], order: DateOrder, skip: Set<string>): Candidate | null {
   for (const located of lines) {
     const date = parseDate(located.line.text, order);
@@ -242,6 +165,29 @@ function firstDate(lines: Located[], order: DateOrder, skip: Set<string>): Candi
       explanation: `first date on page ${located.page} (no date label)`,
       page: located.page,
       bbox: union(words.map((w) => w.bbox)),
+    };
+  }
+  return null;
+}
+
+/**
+ * A document number printed beside or under the document's title ("Invoice INV/2023/03/0008",
+ * "Facture n°562044387", a "Factuur" column header): the document's own number, less sure than
+ * one under an invoice-number label.
+ */
+function numberBesideTitle(doc: DocumentText, known: LabelTest, order: DateOrder): Candidate | null {
+  const titleOrLabel: LabelTest = (phrase) => isDocumentTitle(phrase) || known(phrase);
+  for (const pair of doc.pages.flatMap((page) => findPairs(page, titleOrLabel))) {
+    if (!isDocumentTitle(pair.label)) continue;
+    const read = readValue('id', pair.value, order);
+    if (!read) continue;
+    return {
+      field: 'invoice_number',
+      value: read.value,
+      confidence: confidence(pair.position === 'right' ? 75 : 70, 1, pair.confidence),
+      explanation: `number ${pair.position === 'right' ? 'beside' : 'below'} the document title '${pair.label}' on page ${pair.page} (no number label)`,
+      page: pair.page,
+      bbox: pair.valueBox,
     };
   }
   return null;
@@ -348,14 +294,15 @@ export function extractFields(doc: DocumentText): FoundField[] {
     if (phone) found.set('phone', phone);
   }
   if (!found.has('vendor_name')) {
-    const vendor = findVendor(doc, inCustomerBlock);
+    const vendor = findVendor(doc, pairs, inCustomerBlock);
     if (vendor) {
       found.set('vendor_name', vendor.name);
-      if (!found.has('vendor_address')) {
-        const address = findAddress(doc, vendor.name.page!, vendor.line);
-        if (address) found.set('vendor_address', address);
-      }
+      if (!found.has('vendor_address') && vendor.address) found.set('vendor_address', vendor.address);
     }
+  }
+  if (!found.has('invoice_number')) {
+    const number = numberBesideTitle(doc, known, order);
+    if (number) found.set('invoice_number', number);
   }
   if (!found.has('invoice_date')) {
     const skip = new Set([found.get('due_date')?.value].filter((v): v is string => !!v));

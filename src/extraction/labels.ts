@@ -32,7 +32,7 @@ const LABELS: { field: CanonicalField; kind: ValueKind; pattern: RegExp }[] = [
     field: 'invoice_number',
     kind: 'id',
     pattern:
-      /^(?:(?:invoice|inv|bill|receipt|rechnung|rechnungs|facture|factura|fattura|beleg|document|doc|factuur|quittung) ?no|invoice id|invoice ref(?:erence)?|rechnungsnummer|rechnungsnr|belegnummer|belegnr|no de (?:la )?facture|no de factura|no (?:della )?fattura|factuurnummer)$/u,
+      /^(?:(?:invoice|inv|bill|receipt|rechnung|rechnungs|facture|factura|fattura|beleg|document|doc|factuur|faktura|quittung) ?no|invoice id|invoice ref(?:erence)?|rechnungsnummer|rechnungsnr|belegnummer|belegnr|no de (?:la )?facture|no de factura|no (?:della )?fattura|factuurnummer|fakturanummer)$/u,
   },
   {
     field: 'invoice_date',
@@ -50,13 +50,13 @@ const LABELS: { field: CanonicalField; kind: ValueKind; pattern: RegExp }[] = [
     field: 'vendor_name',
     kind: 'name',
     pattern:
-      /^(?:from|seller|vendor|supplier|sold by|bill from|billed from|issued by|merchant|verkäufer|lieferant|rechnungssteller|fournisseur|vendeur|émetteur|proveedor|emisor|fornitore|leverancier)(?: name)?$/u,
+      /^(?:from|seller|vendor|supplier|sold by|bill from|billed from|issued by|issuer|merchant|(?:service )?provider|verkäufer|lieferant|rechnungssteller|anbieter|fournisseur|vendeur|émetteur|prestataire|proveedor|emisor|vendedor|fornitore|venditore|leverancier|verkoper|sprzedawca|dostawca)(?: name)?$/u,
   },
   {
     field: 'customer_name',
     kind: 'name',
     pattern:
-      /^(?:bill to|billed to|invoice to|invoiced to|sold to|customer|client|buyer|recipient|kunde|käufer|rechnungsempfänger|empfänger|facturé à|facturer à|destinataire|acheteur|cliente|facturar a|klant)(?: name)?$/u,
+      /^(?:bill to|billed to|invoice to|invoiced to|sold to|customer|client|buyer|recipient|billing address|invoice address|bill to address|kunde|käufer|rechnungsempfänger|empfänger|rechnungsadresse|facturé à|facturer à|destinataire|acheteur|adresse de facturation|cliente|facturar a|comprador|klant|koper|factuuradres|nabywca)(?: name)?$/u,
   },
   {
     field: 'subtotal',
@@ -93,6 +93,32 @@ const LABELS: { field: CanonicalField; kind: ValueKind; pattern: RegExp }[] = [
   { field: 'email', kind: 'email', pattern: /^(?:email|mail|email address|e mail)$/u },
   { field: 'phone', kind: 'phone', pattern: /^(?:phone|tel|telephone|telefon|téléphone|tél|mobile|mob|fon|telefonnummer)(?: no)?$/u },
 ];
+
+/**
+ * Words that name the document itself ("Invoice", "Rechnung", "Kopie factuur"): a heading, so
+ * never a name; a number printed beside one is the document's own.
+ */
+const DOCUMENT_TITLE =
+  /^(?:(?:tax|commercial|proforma|pro forma|payment|sales|cash|copy|kopie|copie|duplicate|original)\s)?(?:invoice|receipt|rechnung|facture|factura|fattura|factuur|faktura|bill|quote|quotation|estimate|statement|credit note|gutschrift|devis|angebot|lieferschein|delivery note|quittung|kassenbon)s?\b/iu;
+
+/** Whether `text` starts with a document title, such as "Invoice" or "PAYMENT RECEIPT". */
+export function startsWithTitle(text: string): boolean {
+  return DOCUMENT_TITLE.test(text.trim());
+}
+
+/** Whether `phrase` is a document title and nothing else ("FACTUUR.", "Tax Invoice"). */
+export function isDocumentTitle(phrase: string): boolean {
+  const bare = phrase.trim().replace(/[.:：]+$/, '');
+  const match = bare.match(DOCUMENT_TITLE);
+  return !!match && match[0].length === bare.length;
+}
+
+/** `text` without a document title at its end: "Amazon Web Services Invoice" is a name, then the title. */
+export function withoutTrailingTitle(text: string): string {
+  const words = text.trim().split(/\s+/);
+  for (let k = 1; k < words.length; k += 1) if (isDocumentTitle(words.slice(k).join(' '))) return words.slice(0, k).join(' ');
+  return words.join(' ');
+}
 
 /** Reduces a printed label to the form the patterns above are written against. */
 export function normaliseLabel(label: string): string {

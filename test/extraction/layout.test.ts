@@ -170,7 +170,10 @@ describe('extractFields', () => {
     expect(byName.phone).toMatchObject({ value: '+41 44 668 18 00', explanation: 'international phone number pattern on page 2' });
     expect(byName.total_amount).toMatchObject({ value: '1190.00', explanation: "label 'Summe' on page 1, value to the right" });
     expect(byName.currency).toMatchObject({ value: 'EUR', explanation: 'currency written with the total amount on page 1' });
-    expect(byName.vendor_name).toMatchObject({ value: 'Muster Handels AG', explanation: 'most prominent line at the top of page 1 (no vendor label)' });
+    expect(byName.vendor_name).toMatchObject({
+      value: 'Muster Handels AG',
+      explanation: "company form 'AG' at the top of page 1; most prominent line at the top of page 1; begins with the name in the domain muster.example (no vendor label)",
+    });
     expect(byName.iban!.bbox!.y).toBeCloseTo(0.9);
   });
 
