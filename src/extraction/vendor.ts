@@ -109,13 +109,16 @@ function lineOf(words: Word[], row: number): Line {
  */
 function bands(line: Line): Line[] {
   const groups: Word[][] = [];
-  for (const word of [...line.words].sort((a, b) => a.bbox.y - b.bbox.y)) {
-    const group = groups.find((g) => Math.abs(g[0]!.bbox.y - word.bbox.y) < 0.5 * Math.min(g[0]!.bbox.height, word.bbox.height));
+  // Each word is compared with the nearest word left of it in a band, so a skewed scan stays one band.
+  for (const word of [...line.words].sort((a, b) => a.bbox.x - b.bbox.x)) {
+    const overlaps = (other: Word) =>
+      Math.min(other.bbox.y + other.bbox.height, word.bbox.y + word.bbox.height) - Math.max(other.bbox.y, word.bbox.y) > 0.5 * Math.min(other.bbox.height, word.bbox.height);
+    const group = groups.find((g) => overlaps(g.at(-1)!));
     if (group) group.push(word);
     else groups.push([word]);
   }
   if (groups.length === 1) return [line];
-  return groups.map((g) => lineOf(g.sort((a, b) => a.bbox.x - b.bbox.x), line.row));
+  return groups.map((g) => lineOf(g, line.row));
 }
 
 function segmentsOf(page: number, line: Line): Segment[] {

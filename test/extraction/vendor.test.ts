@@ -95,6 +95,13 @@ describe('generic vendor name', () => {
     expect(field(doc, 'vendor_name')).toMatchObject({ value: 'Coolblue B.V.', explanation: "company form 'B.V.' at the top of page 1; most prominent line at the top of page 1 (no vendor label)" });
   });
 
+  it('keeps the words of a skewed scanned name together', () => {
+    const words = run('Muster Handels Gesellschaft GmbH', 0.1, 0.05).map((w, i) => ({ ...w, confidence: 90, bbox: { ...w.bbox, y: w.bbox.y + i * 0.004 } }));
+    const skewed: Line = { text: words.map((w) => w.text).join(' '), row: 0, words, bbox: union(words.map((w) => w.bbox)), confidence: 90 };
+    const doc = { pages: [{ number: 1, source: 'ocr' as const, lines: [skewed] }] };
+    expect(field(doc, 'vendor_name')).toMatchObject({ value: 'Muster Handels Gesellschaft GmbH', confidence: Math.round(75 * 0.9) });
+  });
+
   it('does not take a parenthesised remark under a vendor label for the name', () => {
     const doc = {
       pages: [
