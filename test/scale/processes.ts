@@ -5,7 +5,6 @@ import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
 
 export interface ServerProcess {
   url: string;
@@ -17,9 +16,13 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
-/** `npm start` as a child process on a random port; resolves once it logs "docex listening". */
+/**
+ * `npm start` as a child process on a random port; resolves once it logs "docex listening". Node
+ * itself with tsx's loader rather than the tsx command, which runs the server as a grandchild that
+ * a SIGKILL to the child would leave running.
+ */
 export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(tsx, ['src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', OCR_WORKERS: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
