@@ -134,11 +134,21 @@ export function normaliseLabel(label: string): string {
     .trim();
 }
 
+type LabelFields = readonly { field: CanonicalField; kind: ValueKind }[];
+
+/** Answers by printed label: a document repeats its labels on every page, and layout asks about each phrase. */
+const known = new Map<string, LabelFields>();
+const KNOWN_MAX = 10_000;
+
 /** Canonical fields a label may introduce, in the order their value should be tried. */
-export function fieldsForLabel(label: string): { field: CanonicalField; kind: ValueKind }[] {
+export function fieldsForLabel(label: string): LabelFields {
+  let fields = known.get(label);
+  if (fields) return fields;
   const normalised = normaliseLabel(label);
-  if (!normalised) return [];
-  return LABELS.filter((l) => l.pattern.test(normalised)).map(({ field, kind }) => ({ field, kind }));
+  fields = normalised ? LABELS.filter((l) => l.pattern.test(normalised)).map(({ field, kind }) => ({ field, kind })) : [];
+  if (known.size >= KNOWN_MAX) known.clear();
+  known.set(label, fields);
+  return fields;
 }
 
 export function isKnownLabel(label: string): boolean {

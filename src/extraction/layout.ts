@@ -11,10 +11,16 @@ const BELOW_REACH = 2.2;
 const MAX_LABEL_WORDS = 6;
 
 export function union(boxes: Box[]): Box {
-  const x0 = Math.min(...boxes.map((b) => b.x));
-  const y0 = Math.min(...boxes.map((b) => b.y));
-  const x1 = Math.max(...boxes.map((b) => b.x + b.width));
-  const y1 = Math.max(...boxes.map((b) => b.y + b.height));
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -Infinity;
+  let y1 = -Infinity;
+  for (const b of boxes) {
+    x0 = Math.min(x0, b.x);
+    y0 = Math.min(y0, b.y);
+    x1 = Math.max(x1, b.x + b.width);
+    y1 = Math.max(y1, b.y + b.height);
+  }
   return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
 }
 
