@@ -66,7 +66,7 @@ describe.each(databases)('store on $name', (kind) => {
     expect(await store.apiKeys.findBySecret(other.secret)).toBeUndefined();
   });
 
-  it('with a key cache, sees its own revocations and plan changes at once and another process\'s once the entry expires', async () => {
+  it('without a key cache sees every revocation at once; with one, sees its own revocations and plan changes at once and another process\'s once the entry expires', async () => {
     const cached = await openStore(database.url, { keyCacheMs: 60_000 });
     const shortLived = await openStore(database.url, { keyCacheMs: 300 });
     try {
@@ -75,8 +75,11 @@ describe.each(databases)('store on $name', (kind) => {
       expect((await cached.apiKeys.findBySecret(own.secret))?.workspace.plan).toBe('free');
       await cached.workspaces.update(ws.id, { plan: 'pro' });
       expect((await cached.apiKeys.findBySecret(own.secret))?.workspace.plan).toBe('pro');
+      expect(await store.apiKeys.findBySecret(own.secret)).toBeDefined();
       await cached.apiKeys.revoke(own.key.id);
       expect(await cached.apiKeys.findBySecret(own.secret)).toBeUndefined();
+      // Without a key cache (the default) another process's revocation counts at once.
+      expect(await store.apiKeys.findBySecret(own.secret)).toBeUndefined();
 
       const elsewhere = await cached.apiKeys.create({ workspace_id: ws.id, name: 'elsewhere', scopes: [] });
       expect(await shortLived.apiKeys.findBySecret(elsewhere.secret)).toBeDefined();
