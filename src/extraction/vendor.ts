@@ -249,6 +249,7 @@ export function findVendor(doc: DocumentText, pairs: LabelValue[], excluded: (l:
     const signal = domainSignal(candidate.key, domains);
     if (signal) candidate.signals.push(signal);
   }
+  absorbBrands(candidates);
 
   let best: { candidate: Candidate; weight: number } | null = null;
   for (const candidate of candidates.values()) {
@@ -269,6 +270,20 @@ export function findVendor(doc: DocumentText, pairs: LabelValue[], excluded: (l:
     },
     address: findAddress(doc.pages.find((p) => p.number === page)!, line),
   };
+}
+
+/**
+ * A brand ("amazon" in a logo) counts for the one legal name that begins with it ("Amazon Web
+ * Services, Inc."): the same company, named in full.
+ */
+function absorbBrands(candidates: Map<string, Candidate>): void {
+  for (const brand of [...candidates.values()]) {
+    if (hasLegalForm(brand.value)) continue;
+    const full = [...candidates.values()].filter((c) => c.key.startsWith(`${brand.key} `) && hasLegalForm(c.value));
+    if (full.length !== 1) continue;
+    full[0]!.signals.push(...brand.signals);
+    candidates.delete(brand.key);
+  }
 }
 
 /** The three strongest signals, in words; a name repeated on every page need not be told page by page. */

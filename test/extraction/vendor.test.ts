@@ -95,6 +95,19 @@ describe('generic vendor name', () => {
     expect(field(doc, 'vendor_name')).toMatchObject({ value: 'Coolblue B.V.', explanation: "company form 'B.V.' at the top of page 1; most prominent line at the top of page 1 (no vendor label)" });
   });
 
+  it('names a brand in a logo by the one legal name that begins with it', () => {
+    const doc = {
+      pages: [
+        page(1, run('amazon', 0.06, 0.04, 0.03), run('visit aws.amazon.com/contact-us/', 0.42, 0.1), run('Total: $4.11', 0.6, 0.3), run('Amazon Web Services, Inc.', 0.7, 0.84)),
+      ],
+    };
+    expect(field(doc, 'vendor_name')).toMatchObject({
+      value: 'Amazon Web Services, Inc.',
+      explanation:
+        "matches the domain aws.amazon.com; company form 'Inc.' in the footer of page 1; begins with the name in the domain aws.amazon.com; and 1 more mention (no vendor label)",
+    });
+  });
+
   it('keeps the words of a skewed scanned name together', () => {
     const words = run('Muster Handels Gesellschaft GmbH', 0.1, 0.05).map((w, i) => ({ ...w, confidence: 90, bbox: { ...w.bbox, y: w.bbox.y + i * 0.004 } }));
     const skewed: Line = { text: words.map((w) => w.text).join(' '), row: 0, words, bbox: union(words.map((w) => w.bbox)), confidence: 90 };
