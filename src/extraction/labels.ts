@@ -1,3 +1,4 @@
+import { withoutCurrencyCodes } from './normalise.js';
 /** The canonical invoice and receipt fields and the label phrases (in several languages) that introduce them. */
 
 export const CANONICAL_FIELDS = [
@@ -24,8 +25,8 @@ export type CanonicalField = (typeof CANONICAL_FIELDS)[number];
 export type ValueKind = 'id' | 'date' | 'name' | 'amount' | 'currency' | 'tax_id' | 'iban' | 'email' | 'phone';
 
 /**
- * Label patterns over the normalised label (see `normaliseLabel`): lower case, percentages,
- * dots and hyphens removed, and every "number"/"Nr."/"#"/"N°" spelled "no".
+ * Label patterns over the normalised label (see `normaliseLabel`): lower case, currency codes,
+ * percentages, dots and hyphens removed, and every "number"/"Nr."/"#"/"N°" spelled "no".
  */
 const LABELS: { field: CanonicalField; kind: ValueKind; pattern: RegExp }[] = [
   {
@@ -74,7 +75,7 @@ const LABELS: { field: CanonicalField; kind: ValueKind; pattern: RegExp }[] = [
     field: 'total_amount',
     kind: 'amount',
     pattern:
-      /^(?:total|grand total|total amount|amount due|balance due|total due|amount payable|total payable|total to pay|invoice total|total incl(?: vat| tax)?|total including (?:vat|tax)|gesamtbetrag|gesamt|gesamtsumme|rechnungsbetrag|endbetrag|zu zahlen|zahlbetrag|summe|bruttobetrag|brutto|total ttc|montant ttc|net à payer|montant total|total à payer|total a pagar|importe total|totale|totale fattura|totaal|te betalen)$/u,
+      /^(?:total|grand total|total amount|amount due|balance due|total due|amount payable|total payable|total to pay|invoice total|total incl(?: vat| tax)?|total including (?:vat|tax)|gesamtbetrag|gesamt|gesamtsumme|rechnungsbetrag|endbetrag|zu zahlen|zahlbetrag|summe|bruttobetrag|brutto|total ttc|montant ttc|net à payer|montant total|total à payer|somme à payer|montant à payer|reste à payer|total for this invoice|należność|należność ogółem|do zapłaty|razem do zapłaty|kwota do zapłaty|total a pagar|importe total|totale|totale fattura|totaal|te betalen)$/u,
   },
   { field: 'currency', kind: 'currency', pattern: /^(?:currency|währung|devise|moneda|valuta)$/u },
   {
@@ -122,7 +123,7 @@ export function withoutTrailingTitle(text: string): string {
 
 /** Reduces a printed label to the form the patterns above are written against. */
 export function normaliseLabel(label: string): string {
-  return label
+  return withoutCurrencyCodes(label)
     .toLowerCase()
     .replace(/\(?\s*\d+(?:[.,]\d+)?\s*%\s*\)?/g, ' ')
     .replace(/#/g, ' no ')

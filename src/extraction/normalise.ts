@@ -175,13 +175,20 @@ const SYMBOLS: [RegExp, string][] = [
   [/\$/, 'USD'],
 ];
 
+const UPPER_CODE = /(?<![A-Za-z])([A-Z]{3})(?![A-Za-z])/g;
+
 /** The ISO 4217 code a text names, by code first, then by symbol. */
 export function currencyOf(text: string): string | null {
-  for (const m of text.matchAll(/(?<![A-Za-z])([A-Z]{3})(?![A-Za-z])/g)) {
+  for (const m of text.matchAll(UPPER_CODE)) {
     if (ISO_CODES.has(m[1]!)) return m[1]!;
   }
   for (const [pattern, code] of SYMBOLS) if (pattern.test(text)) return code;
   return null;
+}
+
+/** The text without the currency codes it names in capitals: "Total EUR" is the label "Total". */
+export function withoutCurrencyCodes(text: string): string {
+  return text.replace(UPPER_CODE, (code) => (ISO_CODES.has(code) ? ' ' : code));
 }
 
 /** Converts a label to a field name: "Bank Ref. No." -> "bank_ref_no". */

@@ -64,6 +64,9 @@ describe('labels', () => {
     ['P.O. Number', 'po no'],
     ['USt-IdNr.', 'ustidnr'],
     ["Date d'échéance", 'date déchéance'],
+    ['Total EUR', 'total'],
+    ['Montant EUR TTC', 'montant ttc'],
+    ['Currency', 'currency'],
   ])('normalises %s to %s', (label, normalised) => {
     expect(normaliseLabel(label)).toBe(normalised);
   });
@@ -144,6 +147,16 @@ describe('extractFields', () => {
       ],
     };
     expect(field(doc, 'total_amount')).toMatchObject({ value: '1100.00', explanation: "label 'Total' on page 1, value to the right" });
+  });
+
+  it.each([
+    ['Total EUR', '34,73', '34.73'],
+    ['Somme à payer', '29.99 € TTC', '29.99'],
+    ['Należność ogółem:', '316,83 PLN', '316.83'],
+    ['Total for this invoice', '$4.11', '4.11'],
+  ])('reads the total beside %s', (label, amount, value) => {
+    const doc = { pages: [page(1, run(label, 0.1, 0.5), run(amount, 0.7, 0.5))] };
+    expect(field(doc, 'total_amount')?.value).toBe(value);
   });
 
   it('says when a slashed date was ambiguous and lowers its confidence', () => {
