@@ -162,7 +162,7 @@ const SYMBOLS: [RegExp, string][] = [
   [/R\$/, 'BRL'],
   [/€/, 'EUR'],
   [/£/, 'GBP'],
-  [/₹|\bRs\.?(?=\s?\d)/, 'INR'],
+  [/₹|\bRs\.?(?=\s?-?\d)/, 'INR'],
   [/CN¥|RMB|元/, 'CNY'],
   [/¥|円/, 'JPY'],
   [/₩/, 'KRW'],

@@ -95,6 +95,8 @@ describe('currencyOf', () => {
     ['£12', 'GBP'],
     ['¥1200', 'JPY'],
     ['₹ 1,200', 'INR'],
+    ['Discount of Rs -40.00', 'INR'],
+    ['Rs in cash', null],
     ['CHF 12.50', 'CHF'],
     ['12,50 zł', 'PLN'],
     ['VAT 19% PDF', null],
