@@ -89,6 +89,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   server.on('clientError', answerClientError);
   // Large uploads on slow links must not be cut off by Node's default 5-minute request timeout either.
   server.requestTimeout = 10 * 60_000;
+  // Idle keep-alive connections outlive the clients' and proxies' own idle timeouts (60 s for common load
+  // balancers, 4 s for undici), so that the client, not the server, hangs up: a server closing first
+  // races a request being sent on the same connection, which the client sees as a dropped request.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   // While stopping, responses ask keep-alive clients to hang up, so that the stop does not wait out
   // their idle keep-alive timeout once the requests in flight are answered.
   const unanswered = new Set<http.ServerResponse>();
