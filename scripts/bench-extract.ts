@@ -60,6 +60,71 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
 const fmt = (ms: number) => ms.toFixed(ms < 10 ? 2 : 0);
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/**
+ * GET /v1/me latency on a server that is idle, then on the same server while every OCR worker reads
+ * scans posted back to back: OCR runs on worker threads and must not hold up the request loop.
+ */
+async function meLatencyDuringOcr(scan: Buffer): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docex-bench-'));
+  try {
+    const { startServer } = await import('../src/server.js');
+    const config = loadConfig({ DATABASE_URL: `sqlite:${path.join(dir, 'bench.sqlite')}`, PORT: '0', LOG_LEVEL: 'silent' });
+    const server = await startServer(config);
+    try {
+      const ws = await server.store.workspaces.create({ name: 'bench', plan: 'enterprise', per_minute: 1_000_000, per_day: 1_000_000 });
+      const { secret } = await server.store.apiKeys.create({ workspace_id: ws.id, name: 'bench', scopes: ['extractions:write'] });
+      const headers = { authorization: `Bearer ${secret}` };
+      const me = async (count: number) => {
+        const times: number[] = [];
+        for (let i = 0; i < count; i += 1) {
+          const start = performance.now();
+          const res = await fetch(`${server.url}/v1/me`, { headers });
+          await res.arrayBuffer();
+          if (res.status !== 200) throw new Error(`GET /v1/me answered ${res.status}`);
+          times.push(performance.now() - start);
+        }
+        return times;
+      };
+      await me(50);
+      const idle = await me(500);
+      const body = JSON.stringify({ file: scan.toString('base64'), file_name: 'scan.png' });
+      let loading = true;
+      let scans = 0;
+      const post = async () => {
+        const res = await fetch(`${server.url}/v1/extractions`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
+        await res.arrayBuffer();
+        if (res.status !== 201) throw new Error(`POST /v1/extractions answered ${res.status}`);
+        scans += 1;
+      };
+      const posters = Array.from({ length: config.ocrWorkers }, async () => {
+        while (loading) await post();
+      });
+      // Let the first scans reach the OCR workers before measuring.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const busy = await me(500);
+      loading = false;
+      await Promise.all(posters);
+      const p99 = percentile(busy, 99);
+      rows.push({
+        measure: `GET /v1/me p50 / p99 while ${config.ocrWorkers} OCR workers read scans (${scans} read meanwhile), ms`,
+        docex: `${fmt(percentile(busy, 50))} / ${fmt(p99)}`,
+        baseline: `idle server: ${fmt(percentile(idle, 50))} / ${fmt(percentile(idle, 99))}`,
+        ratio: ratio(p99, percentile(idle, 99)),
+        target: 'p99 < 20',
+      });
+    } finally {
+      await server.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** What pdf.js alone takes to open the document and read every page's text, as the pipeline asks it to. */
 async function pdfjsTextLayer(pdf: Buffer): Promise<void> {
   const { getDocument } = await loadPdfJs();
@@ -142,6 +207,7 @@ async function main(): Promise<void> {
     notes.push('tesseract: skipped: install tesseract-ocr tesseract-ocr-eng');
   }
   await single.close();
+  await meLatencyDuringOcr(scan);
 
   // Memory is measured in a fresh process that only reads the files: generating them and the phases
   // above leave heap and OCR memory behind that the OS has not taken back, which is not the service's.
