@@ -12,7 +12,89 @@ const MAX_UPSCALE = 3;
 /** Past this long side OCR only gets slower: a 300-dpi A4 page is 3508 pixels tall. */
 const MAX_LONG_SIDE = 4200;
 
+/** Pixels darker than this are ink when looking for rules. */
+const INK = 160;
+/** A horizontal rule runs at least this fraction of the page's long side: longer than any glyph stroke. */
+const RULE_LENGTH = 1 / 30;
+/** A frame's upright side spans at least this fraction of the long side: taller than a text line's stroke. */
+const SIDE_LENGTH = 1 / 100;
+/** Rules are at most this fraction of the long side thick; filled areas are thicker. */
+const RULE_THICKNESS = 1 / 300;
+/** Share of a rule's length that must be thin: it may cross a frame's side or touch a letter. */
+const THIN_SHARE = 0.9;
+
+/** Length of the run of ink through each pixel, along its row or, if `vertical`, down its column. */
+function runs(gray: Buffer, width: number, height: number, vertical: boolean): Uint16Array {
+  const out = new Uint16Array(width * height);
+  const [lines, along, step, lineStep] = vertical ? [width, height, width, 1] : [height, width, 1, width];
+  for (let line = 0; line < lines; line += 1) {
+    let start = 0;
+    for (let i = 0; i <= along; i += 1) {
+      if (i < along && gray[line * lineStep + i * step]! < INK) continue;
+      for (let j = start; j < i; j += 1) out[line * lineStep + j * step] = Math.min(i - start, 65535);
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+/**
+ * Whitens the thin ruled lines of tables, frames and underlines. Tesseract reads a frame's side
+ * that touches a word as part of it ("|Total" comes out as junk or not at all) and a rule under
+ * a row as letters; pdftotext, which templates are written for, never sees rules. Long runs of
+ * ink that are thin along nearly all their length go, and upright thin runs that meet one of
+ * them, as a frame's sides and a table's column lines do; letter stems, which meet no rule,
+ * and filled bars, which are thick, stay.
+ */
+export function eraseRules(gray: Buffer, width: number, height: number): void {
+  const long = Math.max(width, height);
+  const ruleLength = long * RULE_LENGTH;
+  const sideLength = long * SIDE_LENGTH;
+  const thin = Math.max(2, long * RULE_THICKNESS);
+  const along = runs(gray, width, height, false);
+  const down = runs(gray, width, height, true);
+  const rule = new Uint8Array(width * height);
+  for (let y = 0; y < height; y += 1) {
+    for (let x = 0; x < width; ) {
+      const p = y * width + x;
+      const length = along[p]!;
+      if (!length) {
+        x += 1;
+        continue;
+      }
+      if (length >= ruleLength) {
+        let thinPixels = 0;
+        for (let k = p; k < p + length; k += 1) if (down[k]! <= thin) thinPixels += 1;
+        if (thinPixels >= THIN_SHARE * length) rule.fill(1, p, p + length);
+      }
+      x += length;
+    }
+  }
+  for (let x = 0; x < width; x += 1) {
+    for (let y = 0; y < height; ) {
+      const length = down[y * width + x]!;
+      if (!length) {
+        y += 1;
+        continue;
+      }
+      if (length >= sideLength) {
+        let meetsRule = false;
+        let upright = true;
+        for (let k = y; k < y + length && upright; k += 1) {
+          const p = k * width + x;
+          if (rule[p]) meetsRule = true;
+          else if (along[p]! > thin) upright = false;
+        }
+        if (upright && meetsRule) for (let k = y; k < y + length; k += 1) rule[k * width + x] = 1;
+      }
+      y += length;
+    }
+  }
+  for (let p = 0; p < rule.length; p += 1) if (rule[p]) gray[p] = 255;
+}
+
 function pgm(gray: Buffer, width: number, height: number): GrayImage {
+  eraseRules(gray, width, height);
   const header = Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1');
   return { width, height, pgm: Buffer.concat([header, gray]) };
 }

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { eraseRules } from '../../src/extraction/image.js';
+
+const WIDTH = 600;
+const HEIGHT = 200;
+
+function page(): Buffer {
+  return Buffer.alloc(WIDTH * HEIGHT, 255);
+}
+
+function paint(gray: Buffer, x0: number, y0: number, x1: number, y1: number, shade = 0): void {
+  for (let y = y0; y <= y1; y += 1) gray.fill(shade, y * WIDTH + x0, y * WIDTH + x1 + 1);
+}
+
+describe('eraseRules', () => {
+  it('whitens thin rules and the frame sides that meet them, keeps strokes, short dashes and filled bars', () => {
+    const gray = page();
+    const kept = page();
+    paint(gray, 50, 10, 549, 10);
+    paint(gray, 100, 50, 300, 50);
+    paint(gray, 100, 90, 300, 90);
+    paint(gray, 100, 50, 100, 90);
+    paint(gray, 300, 50, 301, 90);
+    for (const target of [gray, kept]) {
+      paint(target, 200, 60, 201, 80);
+      paint(target, 50, 120, 500, 160);
+      paint(target, 50, 180, 60, 180);
+    }
+    eraseRules(gray, WIDTH, HEIGHT);
+    expect(gray.equals(kept)).toBe(true);
+  });
+
+  it('keeps a tall stroke that crosses no rule, however thin', () => {
+    const gray = page();
+    paint(gray, 10, 20, 10, 180);
+    const before = Buffer.from(gray);
+    eraseRules(gray, WIDTH, HEIGHT);
+    expect(gray.equals(before)).toBe(true);
+  });
+
+  it('keeps white text on a dark bar, whose rows are long runs but not thin ones', () => {
+    const gray = page();
+    paint(gray, 20, 40, 580, 80);
+    paint(gray, 100, 42, 103, 78, 255);
+    paint(gray, 100, 58, 140, 61, 255);
+    const before = Buffer.from(gray);
+    eraseRules(gray, WIDTH, HEIGHT);
+    expect(gray.equals(before)).toBe(true);
+  });
+});
