@@ -7,7 +7,7 @@ import { docexFieldName } from '../../src/templates/field-names.js';
 import { convertInvoice2data, parseInvoice2data } from '../../src/templates/invoice2data.js';
 import { validateTemplate } from '../../src/templates/validate.js';
 
-const LIBRARY = path.resolve(import.meta.dirname, '../../../shared/eval/invoice2data/templates');
+const LIBRARY = path.resolve(import.meta.dirname, '../fixtures/invoice2data/templates');
 const convert = (file: string) => convertInvoice2data(parseInvoice2data(readFileSync(path.join(LIBRARY, file), 'utf8')), path.basename(file));
 
 describe('convertInvoice2data', () => {

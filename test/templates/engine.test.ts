@@ -11,7 +11,7 @@ import { documentFromText } from '../../scripts/eval/text-document.js';
 type Template = components['schemas']['Template'];
 type TemplateCreate = components['schemas']['TemplateCreate'];
 
-const CUSTOM = path.resolve(import.meta.dirname, '../../../shared/eval/invoice2data/custom');
+const CUSTOM = path.resolve(import.meta.dirname, '../fixtures/invoice2data/custom');
 
 function fixture(name: string) {
   const template = convertInvoice2data(parseInvoice2data(readFileSync(path.join(CUSTOM, 'templates', `${name}.yml`), 'utf8')), `${name}.yml`).template!;
