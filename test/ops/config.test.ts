@@ -1,0 +1,16 @@
+import os from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+
+describe('configuration', () => {
+  it('leaves one CPU to the request loop by default and takes OCR_WORKERS as given', () => {
+    expect(loadConfig({}).ocrWorkers).toBe(Math.max(1, os.availableParallelism() - 1));
+    expect(loadConfig({ OCR_WORKERS: '3' }).ocrWorkers).toBe(3);
+  });
+
+  it('refuses a bad value at start with a message naming the variable', () => {
+    expect(() => loadConfig({ OCR_WORKERS: '0' })).toThrow('OCR_WORKERS must be between 1 and 64, got 0');
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow('PORT must be a whole number, got "eighty"');
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://u:secret@h/db' })).toThrow('DATABASE_URL must start with sqlite: or postgres://, got "mysql://***@h/db"');
+  });
+});
