@@ -23,19 +23,29 @@ const RULE_THICKNESS = 1 / 300;
 /** Share of a rule's length that must be thin: it may cross a frame's side or touch a letter. */
 const THIN_SHARE = 0.9;
 
-/** Length of the run of ink through each pixel, along its row or, if `vertical`, down its column. */
-function runs(gray: Buffer, width: number, height: number, vertical: boolean): Uint16Array {
-  const out = new Uint16Array(width * height);
-  const [lines, along, step, lineStep] = vertical ? [width, height, width, 1] : [height, width, 1, width];
-  for (let line = 0; line < lines; line += 1) {
-    let start = 0;
-    for (let i = 0; i <= along; i += 1) {
-      if (i < along && gray[line * lineStep + i * step]! < INK) continue;
-      for (let j = start; j < i; j += 1) out[line * lineStep + j * step] = Math.min(i - start, 65535);
-      start = i + 1;
-    }
-  }
-  return out;
+/** Longest stretch of pixel work between two turns of the event loop: a 300-dpi page takes tens of milliseconds. */
+const SLICE_MS = 4;
+
+/** Returns a promise to await when the current slice of work has run its time, so that other requests' handlers run meanwhile. */
+function pacer(): () => Promise<void> | undefined {
+  let since = performance.now();
+  return () => {
+    if (performance.now() - since < SLICE_MS) return undefined;
+    return new Promise((resolve) => {
+      setImmediate(() => {
+        since = performance.now();
+        resolve();
+      });
+    });
+  };
+}
+
+/** Whether the run of ink down the column through `p` is at most `thin` pixels long. */
+function thinDown(gray: Buffer, width: number, p: number, thin: number): boolean {
+  let length = 1;
+  for (let k = p - width; k >= 0 && gray[k]! < INK && length <= thin; k -= width) length += 1;
+  for (let k = p + width; k < gray.length && gray[k]! < INK && length <= thin; k += width) length += 1;
+  return length <= thin;
 }
 
 /**
@@ -45,56 +55,72 @@ function runs(gray: Buffer, width: number, height: number, vertical: boolean): U
  * ink that are thin along nearly all their length go, and upright thin runs that meet one of
  * them, as a frame's sides and a table's column lines do; letter stems, which meet no rule,
  * and filled bars, which are thick, stay.
+ *
+ * Both passes walk the page row by row, so that memory is read in order, and pause every few
+ * milliseconds: a 300-dpi page is over 8 million pixels.
  */
-export function eraseRules(gray: Buffer, width: number, height: number): void {
+export async function eraseRules(gray: Buffer, width: number, height: number): Promise<void> {
+  const pace = pacer();
   const long = Math.max(width, height);
   const ruleLength = long * RULE_LENGTH;
   const sideLength = long * SIDE_LENGTH;
   const thin = Math.max(2, long * RULE_THICKNESS);
-  const along = runs(gray, width, height, false);
-  const down = runs(gray, width, height, true);
+  // Pass 1: the length of the run of ink through each pixel along its row, and which of the
+  // long runs are rules.
+  const along = new Uint16Array(width * height);
   const rule = new Uint8Array(width * height);
   for (let y = 0; y < height; y += 1) {
-    for (let x = 0; x < width; ) {
-      const p = y * width + x;
-      const length = along[p]!;
-      if (!length) {
-        x += 1;
-        continue;
-      }
-      if (length >= ruleLength) {
-        let thinPixels = 0;
-        for (let k = p; k < p + length; k += 1) if (down[k]! <= thin) thinPixels += 1;
-        if (thinPixels >= THIN_SHARE * length) rule.fill(1, p, p + length);
-      }
-      x += length;
-    }
-  }
-  for (let x = 0; x < width; x += 1) {
-    for (let y = 0; y < height; ) {
-      const length = down[y * width + x]!;
-      if (!length) {
-        y += 1;
-        continue;
-      }
-      if (length >= sideLength) {
-        let meetsRule = false;
-        let upright = true;
-        for (let k = y; k < y + length && upright; k += 1) {
-          const p = k * width + x;
-          if (rule[p]) meetsRule = true;
-          else if (along[p]! > thin) upright = false;
+    const row = y * width;
+    let start = 0;
+    for (let x = 0; x <= width; x += 1) {
+      if (x < width && gray[row + x]! < INK) continue;
+      const length = x - start;
+      if (length) {
+        const from = row + start;
+        along.fill(Math.min(length, 65535), from, row + x);
+        if (length >= ruleLength) {
+          let thinPixels = 0;
+          for (let k = from; k < row + x; k += 1) if (thinDown(gray, width, k, thin)) thinPixels += 1;
+          if (thinPixels >= THIN_SHARE * length) rule.fill(1, from, row + x);
         }
-        if (upright && meetsRule) for (let k = y; k < y + length; k += 1) rule[k * width + x] = 1;
       }
-      y += length;
+      start = x + 1;
     }
+    await pace();
   }
-  for (let p = 0; p < rule.length; p += 1) if (rule[p]) gray[p] = 255;
+  // Pass 2: per column, where the current upright run began, whether it meets a rule so far and
+  // whether it stays thin; a run that qualifies is whitened back up its column when it ends.
+  // A row is whitened only once read, so that the next row's run ends are judged on the page as it was.
+  const runStart = new Int32Array(width).fill(-1);
+  const meets = new Uint8Array(width);
+  const upright = new Uint8Array(width);
+  for (let y = 0; y < height; y += 1) {
+    const row = y * width;
+    for (let x = 0; x < width; x += 1) {
+      const p = row + x;
+      if (gray[p]! < INK) {
+        if (runStart[x] === -1) {
+          runStart[x] = y;
+          meets[x] = 0;
+          upright[x] = 1;
+        }
+        if (rule[p]) meets[x] = 1;
+        else if (along[p]! > thin) upright[x] = 0;
+        if (y === height - 1 || gray[p + width]! >= INK) {
+          if (y - runStart[x]! + 1 >= sideLength && meets[x] && upright[x]) {
+            for (let k = runStart[x]! * width + x; k <= p; k += width) gray[k] = 255;
+          }
+          runStart[x] = -1;
+        }
+      }
+      if (rule[p]) gray[p] = 255;
+    }
+    await pace();
+  }
 }
 
-function pgm(gray: Buffer, width: number, height: number): GrayImage {
-  eraseRules(gray, width, height);
+async function pgm(gray: Buffer, width: number, height: number): Promise<GrayImage> {
+  await eraseRules(gray, width, height);
   const header = Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1');
   return { width, height, pgm: Buffer.concat([header, gray]) };
 }
@@ -152,7 +178,7 @@ export async function prepareImage(bytes: Buffer, limits: ImageLimits): Promise<
       .resize(targetWidth, targetHeight, { fit: 'fill', kernel: factor > 1 ? 'cubic' : 'lanczos3' })
       .raw()
       .toBuffer({ resolveWithObject: true });
-    return pgm(data, info.width, info.height);
+    return await pgm(data, info.width, info.height);
   } catch (err) {
     throw imageError(err);
   }
