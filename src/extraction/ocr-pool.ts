@@ -4,6 +4,7 @@ import type { Worker as Thread } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type Tesseract from 'tesseract.js';
 import { DocumentError, serviceUnavailable } from '../errors.js';
+import { toWords } from './ocr-words.js';
 import type { GrayImage, Word } from './types.js';
 
 export interface OcrPoolOptions {
@@ -46,37 +47,10 @@ interface Slot {
   abort: ((err: Error) => void) | null;
 }
 
-/** Words under this confidence are mostly specks, rules and logo fragments read as letters. */
-const MIN_WORD_CONFIDENCE = 20;
 const RETRY_START_MS = 5_000;
 
 const require = createRequire(import.meta.url);
 const langPath = path.join(path.dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
-
-function toWords(page: Tesseract.Page, image: GrayImage): Word[] {
-  const words: Word[] = [];
-  for (const block of page.blocks ?? []) {
-    for (const paragraph of block.paragraphs) {
-      for (const line of paragraph.lines) {
-        for (const w of line.words) {
-          const text = w.text.trim();
-          if (!text || w.confidence < MIN_WORD_CONFIDENCE) continue;
-          words.push({
-            text,
-            confidence: w.confidence,
-            bbox: {
-              x: w.bbox.x0 / image.width,
-              y: w.bbox.y0 / image.height,
-              width: (w.bbox.x1 - w.bbox.x0) / image.width,
-              height: (w.bbox.y1 - w.bbox.y0) / image.height,
-            },
-          });
-        }
-      }
-    }
-  }
-  return words;
-}
 
 /**
  * A fixed set of tesseract.js workers (each a worker thread, so OCR never blocks the event loop),

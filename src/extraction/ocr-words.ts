@@ -1,0 +1,81 @@
+import type Tesseract from 'tesseract.js';
+import type { GrayImage, Word } from './types.js';
+
+/** Words under this confidence are mostly specks, rules and logo fragments read as letters. */
+const MIN_WORD_CONFIDENCE = 20;
+
+/** A word as tesseract boxes it, in pixels, with its symbols' horizontal extents. */
+export interface PixelWord {
+  text: string;
+  confidence: number;
+  bbox: { x0: number; y0: number; x1: number; y1: number };
+  symbols: { text: string; bbox: { x0: number; x1: number } }[];
+}
+
+function median(values: number[]): number | undefined {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+}
+
+/** Without spaces to go by on a line, a space is taken to be this many text heights wide. */
+const SPACE_HEIGHTS = 0.35;
+/** A gap inside a word this much of the line's typical space wide is a space. */
+const SPACE_SHARE = 0.8;
+
+/**
+ * Cuts tesseract's words where their symbols stand a space apart. Tesseract joins a currency
+ * sign, a unit or a percent sign set one narrow space from a number ("$ 42.00" reads as
+ * "$42.00", "1.00 kg" as "1.00kg"), where a PDF's text, and so pdftotext's, keeps the space that
+ * template patterns such as `€\s+\d` expect. A space is judged against the spaces tesseract did
+ * find on the same line; a narrow glyph ("1", ".") is granted the blank its fixed-width cell
+ * leaves beside it, so "110001" stays whole.
+ */
+export function splitAtSpaces(line: PixelWord[]): PixelWord[] {
+  const height = median(line.map((w) => w.bbox.y1 - w.bbox.y0)) ?? 0;
+  const spaces = line.slice(1).map((w, i) => w.bbox.x0 - line[i]!.bbox.x1).filter((gap) => gap > 0 && gap < height);
+  const space = Math.max(1, SPACE_SHARE * (median(spaces) ?? SPACE_HEIGHTS * height));
+  const glyphWidth = median(line.flatMap((w) => w.symbols.map((s) => s.bbox.x1 - s.bbox.x0))) ?? 0;
+  const blank = (s: PixelWord['symbols'][number]) => Math.max(0, (glyphWidth - (s.bbox.x1 - s.bbox.x0)) / 2);
+  return line.flatMap((word) => {
+    const { symbols } = word;
+    if (symbols.length < 2 || symbols.map((s) => s.text).join('') !== word.text) return [word];
+    const pieces: PixelWord['symbols'][] = [[symbols[0]!]];
+    for (let i = 1; i < symbols.length; i += 1) {
+      const gap = symbols[i]!.bbox.x0 - symbols[i - 1]!.bbox.x1 - blank(symbols[i]!) - blank(symbols[i - 1]!);
+      if (gap >= space) pieces.push([]);
+      pieces.at(-1)!.push(symbols[i]!);
+    }
+    if (pieces.length === 1) return [word];
+    return pieces.map((piece) => ({
+      text: piece.map((s) => s.text).join(''),
+      confidence: word.confidence,
+      bbox: { ...word.bbox, x0: piece[0]!.bbox.x0, x1: piece.at(-1)!.bbox.x1 },
+      symbols: piece,
+    }));
+  });
+}
+
+/** The words of a page tesseract read, boxed as fractions of the image, without the specks it read as words. */
+export function toWords(page: Tesseract.Page, image: GrayImage): Word[] {
+  const words: Word[] = [];
+  for (const block of page.blocks ?? []) {
+    for (const paragraph of block.paragraphs) {
+      for (const line of paragraph.lines) {
+        for (const w of splitAtSpaces(line.words)) {
+          const text = w.text.trim();
+          if (!text || w.confidence < MIN_WORD_CONFIDENCE) continue;
+          words.push({
+            text,
+            confidence: w.confidence,
+            bbox: {
+              x: w.bbox.x0 / image.width,
+              y: w.bbox.y0 / image.height,
+              width: (w.bbox.x1 - w.bbox.x0) / image.width,
+              height: (w.bbox.y1 - w.bbox.y0) / image.height,
+            },
+          });
+        }
+      }
+    }
+  }
+  return words;
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { splitAtSpaces, type PixelWord } from '../../src/extraction/ocr-words.js';
+
+/** A word of fixed-pitch glyphs 20 pixels wide and 30 tall, from `x`, with `gaps[i]` extra pixels before glyph i. */
+function word(text: string, x: number, gaps: Record<number, number> = {}, narrow = ''): PixelWord {
+  let at = x;
+  const symbols = [...text].map((ch, i) => {
+    at += gaps[i] ?? 0;
+    const width = narrow.includes(ch) ? 6 : 20;
+    const inset = (20 - width) / 2;
+    const symbol = { text: ch, bbox: { x0: at + inset, x1: at + inset + width } };
+    at += 22;
+    return symbol;
+  });
+  return { text, confidence: 90, bbox: { x0: symbols[0]!.bbox.x0, y0: 100, x1: symbols.at(-1)!.bbox.x1, y1: 130 }, symbols };
+}
+
+const texts = (line: PixelWord[]) => splitAtSpaces(line).map((w) => w.text);
+
+describe('splitAtSpaces', () => {
+  it('cuts a word where its symbols stand a space apart, judged by the spaces of its line', () => {
+    // 'Total' ends at 108, so the line's space between words is 20 pixels.
+    const line = [word('Total', 0), word('$42.00', 128, { 1: 16 }, '.')];
+    expect(texts(line)).toEqual(['Total', '$', '42.00']);
+    expect(texts([word('Total', 0), word('$42.00', 128, { 1: 8 }, '.')])).toEqual(['Total', '$42.00']);
+    const [, sign, amount] = splitAtSpaces(line);
+    expect(sign!.bbox.x1).toBeLessThan(amount!.bbox.x0);
+    expect(amount!.confidence).toBe(90);
+  });
+
+  it('keeps a word whole when its gaps are only the blank beside narrow glyphs', () => {
+    expect(texts([word('PIN', 0), word('110001', 100, {}, '1')])).toEqual(['PIN', '110001']);
+    expect(texts([word('1.00kg', 0, {}, '1.')])).toEqual(['1.00kg']);
+  });
+
+  it('leaves a word alone whose symbols do not spell it', () => {
+    const odd = { ...word('$ 42', 0, { 1: 40 }), text: '$42' };
+    expect(texts([odd])).toEqual(['$42']);
+  });
+});
