@@ -73,7 +73,7 @@ async function meLatencyDuringOcr(scan: Buffer): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docex-bench-'));
   try {
     const { startServer } = await import('../src/server.js');
-    const config = loadConfig({ DATABASE_URL: `sqlite:${path.join(dir, 'bench.sqlite')}`, PORT: '0', LOG_LEVEL: 'silent' });
+    const config = loadConfig({ ...process.env, DATABASE_URL: `sqlite:${path.join(dir, 'bench.sqlite')}`, PORT: '0', LOG_LEVEL: 'silent' });
     const server = await startServer(config);
     try {
       const ws = await server.store.workspaces.create({ name: 'bench', plan: 'enterprise', per_minute: 1_000_000, per_day: 1_000_000 });
@@ -137,7 +137,7 @@ async function throughHttp(pdf: Buffer, pages: number): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docex-bench-'));
   try {
     const { startServer } = await import('../src/server.js');
-    const config = loadConfig({ DATABASE_URL: `sqlite:${path.join(dir, 'bench.sqlite')}`, PORT: '0', LOG_LEVEL: 'silent' });
+    const config = loadConfig({ ...process.env, DATABASE_URL: `sqlite:${path.join(dir, 'bench.sqlite')}`, PORT: '0', LOG_LEVEL: 'silent' });
     const server = await startServer(config);
     try {
       const key = server.firstKey?.secret;
