@@ -18,8 +18,8 @@ import { EU_INVOICE, imageOnlyPdf, invoicePdf, largeTextPdf, padPng, renderPage 
 
 const MEMORY_PHASE = '--memory-phase';
 const TEXT_PAGES = 20;
-const TEXT_RUNS = 7;
-const OCR_RUNS = 3;
+const TEXT_RUNS = 15;
+const OCR_RUNS = 5;
 
 interface Row {
   measure: string;
@@ -39,13 +39,24 @@ function median(values: number[]): number {
 }
 
 async function timed(runs: number, fn: () => Promise<unknown> | unknown): Promise<number> {
-  const times: number[] = [];
+  return (await timedInTurn(runs, { fn })).fn!;
+}
+
+/**
+ * The median time of each function, run in turn (a, b, c, a, b, c, ...) rather than one after the
+ * other, so that a change in the machine's speed during the run (seen here: 2x between minutes on a
+ * shared VM) reaches docex and its baseline alike and leaves their ratio alone.
+ */
+async function timedInTurn<K extends string>(runs: number, fns: Record<K, () => Promise<unknown> | unknown>): Promise<Record<K, number>> {
+  const times = Object.fromEntries(Object.keys(fns).map((k) => [k, [] as number[]])) as Record<K, number[]>;
   for (let i = 0; i < runs; i += 1) {
-    const start = performance.now();
-    await fn();
-    times.push(performance.now() - start);
+    for (const [k, fn] of Object.entries(fns) as [K, () => unknown][]) {
+      const start = performance.now();
+      await fn();
+      times[k].push(performance.now() - start);
+    }
   }
-  return median(times);
+  return Object.fromEntries(Object.entries(times).map(([k, t]) => [k, median(t as number[])])) as Record<K, number>;
 }
 
 function available(command: string): boolean {
@@ -176,11 +187,19 @@ async function main(): Promise<void> {
   const textPath = path.join(dir, 'text.pdf');
   fs.writeFileSync(textPath, textPdf);
   const single = createPipeline({ maxPages: 50, maxImagePixels: 40_000_000, ocrTimeoutMs: 120_000, ocrWorkers: 1, ocrQueueMax: 8 });
+  // The OCR worker loads its model on the other core for a few seconds: the text runs wait for it, so
+  // that they and pdftotext's run on an equally quiet machine.
+  while (!single.ready()) await new Promise((r) => setTimeout(r, 20));
   await single.extract({ bytes: textPdf, contentType: 'application/pdf' });
-  const pipelineText = (await timed(TEXT_RUNS, () => single.extract({ bytes: textPdf, contentType: 'application/pdf' }))) / TEXT_PAGES;
-  const pdfjsText = (await timed(TEXT_RUNS, () => pdfjsTextLayer(textPdf))) / TEXT_PAGES;
+  const text = await timedInTurn(TEXT_RUNS, {
+    pipeline: () => single.extract({ bytes: textPdf, contentType: 'application/pdf' }),
+    pdfjs: () => pdfjsTextLayer(textPdf),
+    pdftotext: () => hasPdftotext && run('pdftotext', ['-layout', textPath, '-']),
+  });
+  const pipelineText = text.pipeline / TEXT_PAGES;
+  const pdfjsText = text.pdfjs / TEXT_PAGES;
   if (hasPdftotext) {
-    const native = (await timed(TEXT_RUNS, () => run('pdftotext', ['-layout', textPath, '-']))) / TEXT_PAGES;
+    const native = text.pdftotext / TEXT_PAGES;
     rows.push({ measure: `text PDF in-process, ms/page (${TEXT_PAGES} pages)`, docex: fmt(pipelineText), baseline: `pdftotext -layout: ${fmt(native)}`, ratio: ratio(pipelineText, native), target: '<= 2x' });
     rows.push({ measure: '  of which the floor: pdf.js reading the text layer alone, ms/page', docex: fmt(pdfjsText), baseline: `pdftotext -layout: ${fmt(native)}`, ratio: ratio(pdfjsText, native), target: '' });
   } else {
@@ -193,13 +212,16 @@ async function main(): Promise<void> {
   const scan = await renderPage(await invoicePdf(EU_INVOICE), 300);
   const scanPath = path.join(dir, 'scan.png');
   fs.writeFileSync(scanPath, scan);
-  while (!single.ready()) await new Promise((r) => setTimeout(r, 20));
   await single.extract({ bytes: scan, contentType: 'image/png' });
-  const pipelineOcr = await timed(OCR_RUNS, () => single.extract({ bytes: scan, contentType: 'image/png' }));
   const scannedPdf = await imageOnlyPdf(scan);
-  const pipelineScannedPdf = await timed(OCR_RUNS, () => single.extract({ bytes: scannedPdf, contentType: 'application/pdf' }));
+  const ocr = await timedInTurn(OCR_RUNS, {
+    png: () => single.extract({ bytes: scan, contentType: 'image/png' }),
+    pdf: () => single.extract({ bytes: scannedPdf, contentType: 'application/pdf' }),
+    tesseract: () => hasTesseract && run('tesseract', [scanPath, '-'], { ...process.env, OMP_THREAD_LIMIT: '1' }),
+  });
+  const [pipelineOcr, pipelineScannedPdf] = [ocr.png, ocr.pdf];
   if (hasTesseract) {
-    const native = await timed(OCR_RUNS, () => run('tesseract', [scanPath, '-'], { ...process.env, OMP_THREAD_LIMIT: '1' }));
+    const native = ocr.tesseract;
     rows.push({ measure: 'scanned page 300 dpi (PNG) via OCR, ms/page', docex: fmt(pipelineOcr), baseline: `tesseract CLI (OMP_THREAD_LIMIT=1): ${fmt(native)}`, ratio: ratio(pipelineOcr, native), target: '<= 1.3x' });
     rows.push({ measure: 'scanned PDF page (no text layer): render + OCR, ms/page', docex: fmt(pipelineScannedPdf), baseline: `same tesseract CLI run: ${fmt(native)}`, ratio: ratio(pipelineScannedPdf, native), target: '' });
   } else {
