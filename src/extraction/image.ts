@@ -40,6 +40,17 @@ function pacer(): () => Promise<void> | undefined {
   };
 }
 
+/** The length of the run of ink along the row through each of its pixels, 0 on white. */
+function alongRow(gray: Buffer, row: number, width: number, out: Uint16Array): void {
+  let start = 0;
+  for (let x = 0; x <= width; x += 1) {
+    if (x < width && gray[row + x]! < INK) continue;
+    if (x > start) out.fill(Math.min(x - start, 65535), start, x);
+    if (x < width) out[x] = 0;
+    start = x + 1;
+  }
+}
+
 /** Whether the run of ink down the column through `p` is at most `thin` pixels long. */
 function thinDown(gray: Buffer, width: number, p: number, thin: number): boolean {
   let length = 1;
@@ -65,9 +76,7 @@ export async function eraseRules(gray: Buffer, width: number, height: number): P
   const ruleLength = long * RULE_LENGTH;
   const sideLength = long * SIDE_LENGTH;
   const thin = Math.max(2, long * RULE_THICKNESS);
-  // Pass 1: the length of the run of ink through each pixel along its row, and which of the
-  // long runs are rules.
-  const along = new Uint16Array(width * height);
+  // Pass 1: which of the long runs of ink along the rows are rules.
   const rule = new Uint8Array(width * height);
   for (let y = 0; y < height; y += 1) {
     const row = y * width;
@@ -75,14 +84,10 @@ export async function eraseRules(gray: Buffer, width: number, height: number): P
     for (let x = 0; x <= width; x += 1) {
       if (x < width && gray[row + x]! < INK) continue;
       const length = x - start;
-      if (length) {
-        const from = row + start;
-        along.fill(Math.min(length, 65535), from, row + x);
-        if (length >= ruleLength) {
-          let thinPixels = 0;
-          for (let k = from; k < row + x; k += 1) if (thinDown(gray, width, k, thin)) thinPixels += 1;
-          if (thinPixels >= THIN_SHARE * length) rule.fill(1, from, row + x);
-        }
+      if (length >= ruleLength) {
+        let thinPixels = 0;
+        for (let k = row + start; k < row + x; k += 1) if (thinDown(gray, width, k, thin)) thinPixels += 1;
+        if (thinPixels >= THIN_SHARE * length) rule.fill(1, row + start, row + x);
       }
       start = x + 1;
     }
@@ -91,11 +96,15 @@ export async function eraseRules(gray: Buffer, width: number, height: number): P
   // Pass 2: per column, where the current upright run began, whether it meets a rule so far and
   // whether it stays thin; a run that qualifies is whitened back up its column when it ends.
   // A row is whitened only once read, so that the next row's run ends are judged on the page as it was.
+  // Each row's runs along it are measured as the row is reached: rows below are still untouched, and a
+  // page-sized array for them would hold 17 MB more per page being prepared.
   const runStart = new Int32Array(width).fill(-1);
   const meets = new Uint8Array(width);
   const upright = new Uint8Array(width);
+  const along = new Uint16Array(width);
   for (let y = 0; y < height; y += 1) {
     const row = y * width;
+    alongRow(gray, row, width, along);
     for (let x = 0; x < width; x += 1) {
       const p = row + x;
       if (gray[p]! < INK) {
@@ -105,7 +114,7 @@ export async function eraseRules(gray: Buffer, width: number, height: number): P
           upright[x] = 1;
         }
         if (rule[p]) meets[x] = 1;
-        else if (along[p]! > thin) upright[x] = 0;
+        else if (along[x]! > thin) upright[x] = 0;
         if (y === height - 1 || gray[p + width]! >= INK) {
           if (y - runStart[x]! + 1 >= sideLength && meets[x] && upright[x]) {
             for (let k = runStart[x]! * width + x; k <= p; k += width) gray[k] = 255;
