@@ -27,6 +27,8 @@ const BANK = /\b(?:bank|banque|banco|banca|sparkasse|volksbank|raiffeisen)/i;
 const PAYEE = /^(account holder|account name|beneficiary|payee|kontoinhaber|zahlungsempfänger|titulaire du compte|bénéficiaire|rekeninghouder|begunstigde|ten name van|intestatario|beneficiario|titular)\s*[:：]\s*(\S.*)$/iu;
 /** Labels of the blocks that name whom the goods or the invoice go to, beyond the customer labels. */
 const RECIPIENT = /^(?:ship(?:ped)? to|deliver(?:ed)? to|shipping address|delivery address|lieferadresse|lieferanschrift|adresse de livraison|afleveradres|dirección de envío|indirizzo di consegna)$/iu;
+/** Headings of a line-item table's columns, alone or a few together ("Item", "Unit Price", "Qty"). */
+const COLUMN_HEADING = /^(?:(?:items?|description|article|product|service|qty|quantity|units?|uom|unit price|price|rate|amount|discount|hours|pos|artikel|beschreibung|bezeichnung|menge|einzelpreis|preis|betrag|désignation|quantité|qté|prix unitaire|prix|montant|omschrijving|aantal|prijs|bedrag|descripción|cantidad|precio|importe|descrizione|quantità|prezzo|importo)\.?\s*)+:?$/iu;
 const SEPARATOR = /^[-–—−|·•]$/;
 const HOST = /\b(?:https?:\/\/)?(?:www\.)?((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:com|net|org|biz|info|io|co|eu|de|at|ch|fr|be|nl|lu|uk|ie|es|pt|it|pl|cz|sk|se|dk|no|fi|us|ca|au|nz|in|sg|hk|jp))\b/gi;
 /** Mailbox providers: their domain names the mailbox's owner only when they are the provider. */
@@ -80,8 +82,10 @@ function hasLegalForm(name: string): boolean {
 
 function readsLikeName(text: string): boolean {
   const words = text.split(/\s+/);
-  if (text.replace(/[^\p{L}]/gu, '').length < 2 || words.length > 8 || /^[\d#(]/.test(text)) return false;
-  if (startsWithTitle(text) || isKnownLabel(text) || isAddressOrContact(text) || parseDate(text)) return false;
+  // A word of two letters at least: letters standing alone are a spaced-out title or a logo read
+  // letter by letter ("I N V O I C E" read as "N V"), not a name.
+  if (!words.some((w) => w.replace(/[^\p{L}]/gu, '').length >= 2) || words.length > 8 || /^[\d#(]/.test(text)) return false;
+  if (startsWithTitle(text) || isKnownLabel(text) || COLUMN_HEADING.test(text) || isAddressOrContact(text) || parseDate(text)) return false;
   return !words.some((w) => /^\d{2,}$/.test(w)) && !(words.length === 1 && /\d/.test(text));
 }
 
@@ -192,8 +196,8 @@ function domainSignal(key: string, domains: Domain[]): Signal | null {
  * The vendor's name when no label gives it, from independent signals that add up: a company's
  * legal form (at the top of the first page or in a footer), the name of the web or e-mail domain
  * the document gives, the holder of the account to pay into, and the most prominent line at the
- * top of the first page. Lines in the customer's or the delivery block, titles, labels, dates,
- * amounts, addresses and contact details are never names.
+ * top of the first page. Lines in the customer's or the delivery block, titles, labels, table
+ * column headings, dates, amounts, addresses and contact details are never names.
  */
 export function findVendor(doc: DocumentText, pairs: LabelValue[], excluded: (l: Located) => boolean): Vendor | null {
   const labelled = new Set(pairs.filter((p) => !fieldsForLabel(p.label).some((f) => f.field === 'vendor_name')).flatMap((p) => p.valueWords));

@@ -87,6 +87,26 @@ describe('generic vendor name', () => {
     expect(field(doc, 'vendor_name')).toBeUndefined();
   });
 
+  it('takes neither a spaced-out title read letter by letter nor a bold column heading for the name', () => {
+    const doc = {
+      pages: [
+        page(
+          1,
+          run('Sammy Maystone', 0.08, 0.033),
+          run('N V', 0.76, 0.035, 0.03),
+          run('E', 0.91, 0.035, 0.03),
+          run('Date: Jan 1, 2022', 0.7, 0.14),
+          run('Bill To:', 0.08, 0.16),
+          run('Taylor Riddel', 0.08, 0.18),
+          run('Item', 0.07, 0.33, 0.016),
+          run('Unit Price', 0.6, 0.33, 0.016),
+          run('Total: 127.50 USD', 0.6, 0.5),
+        ),
+      ],
+    };
+    expect(field(doc, 'vendor_name')).toMatchObject({ value: 'Sammy Maystone', explanation: 'most prominent line at the top of page 1 (no vendor label)' });
+  });
+
   it('reads a name apart from the street printed under it when both were joined into one line', () => {
     const words = [...run('Coolblue', 0.75, 0.057), ...run('Weena 664', 0.75, 0.074), ...run('B.V.', 0.82, 0.057)];
     const joined: Line = { text: words.map((w) => w.text).join(' '), row: 0, words, bbox: union(words.map((w) => w.bbox)), confidence: 100 };
