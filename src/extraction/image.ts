@@ -40,15 +40,20 @@ function pacer(): () => Promise<void> | undefined {
   };
 }
 
-/** The length of the run of ink along the row through each of its pixels, 0 on white. */
-function alongRow(gray: Buffer, row: number, width: number, out: Uint16Array): void {
+/** Calls `visit(start, end)` for each run of ink along the row that begins at offset `row`, from x = start to end - 1. */
+function inkRuns(gray: Buffer, row: number, width: number, visit: (start: number, end: number) => void): void {
   let start = 0;
   for (let x = 0; x <= width; x += 1) {
     if (x < width && gray[row + x]! < INK) continue;
-    if (x > start) out.fill(Math.min(x - start, 65535), start, x);
-    if (x < width) out[x] = 0;
+    if (x > start) visit(start, x);
     start = x + 1;
   }
+}
+
+/** The length of the run of ink along the row through each of its pixels, 0 on white. */
+function alongRow(gray: Buffer, row: number, width: number, out: Uint16Array): void {
+  out.fill(0);
+  inkRuns(gray, row, width, (start, end) => out.fill(Math.min(end - start, 65535), start, end));
 }
 
 /** Whether the run of ink down the column through `p` is at most `thin` pixels long. */
@@ -80,17 +85,13 @@ export async function eraseRules(gray: Buffer, width: number, height: number): P
   const rule = new Uint8Array(width * height);
   for (let y = 0; y < height; y += 1) {
     const row = y * width;
-    let start = 0;
-    for (let x = 0; x <= width; x += 1) {
-      if (x < width && gray[row + x]! < INK) continue;
-      const length = x - start;
-      if (length >= ruleLength) {
-        let thinPixels = 0;
-        for (let k = row + start; k < row + x; k += 1) if (thinDown(gray, width, k, thin)) thinPixels += 1;
-        if (thinPixels >= THIN_SHARE * length) rule.fill(1, row + start, row + x);
-      }
-      start = x + 1;
-    }
+    inkRuns(gray, row, width, (start, end) => {
+      const length = end - start;
+      if (length < ruleLength) return;
+      let thinPixels = 0;
+      for (let k = row + start; k < row + end; k += 1) if (thinDown(gray, width, k, thin)) thinPixels += 1;
+      if (thinPixels >= THIN_SHARE * length) rule.fill(1, row + start, row + end);
+    });
     await pace();
   }
   // Pass 2: per column, where the current upright run began, whether it meets a rule so far and
