@@ -1,4 +1,5 @@
 import type Tesseract from 'tesseract.js';
+import { median } from './median.js';
 import type { GrayImage, Word } from './types.js';
 
 /** Words under this confidence are mostly specks, rules and logo fragments read as letters. */
@@ -10,10 +11,6 @@ export interface PixelWord {
   confidence: number;
   bbox: { x0: number; y0: number; x1: number; y1: number };
   symbols: { text: string; bbox: { x0: number; x1: number } }[];
-}
-
-function median(values: number[]): number | undefined {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 }
 
 /** Without spaces to go by on a line, a space is taken to be this many text heights wide. */

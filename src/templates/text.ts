@@ -1,6 +1,7 @@
 import type { components } from '../../generated/openapi.js';
 import type { Box, DocumentText, Line, Word } from '../extraction/types.js';
 import { union } from '../extraction/layout.js';
+import { median } from '../extraction/median.js';
 import { cachedPattern, translateReplacement } from './regex.js';
 
 type TemplateOptions = components['schemas']['TemplateOptions'];
@@ -46,11 +47,6 @@ export interface TemplateText {
  * 0.53 (to column 0), 0.99 and 3.83 (to 1 and 4) in the corpus settle it between 0.6 and 0.8.
  */
 const COLUMN_BIAS = 0.2;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
 
 const middle = (w: Word) => w.bbox.y + w.bbox.height / 2;
 
