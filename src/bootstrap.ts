@@ -1,7 +1,8 @@
 import type { Store } from './store/index.js';
 import { workspacesRepository } from './store/workspaces.js';
 import { apiKeysRepository, type Principal } from './store/api-keys.js';
-import { ttlCache } from './store/ttl-cache.js';
+import { principalCache } from './store/principal-cache.js';
+import { noSignal } from './store/change-signal.js';
 
 export interface FirstKey {
   workspaceId: string;
@@ -21,7 +22,7 @@ export async function bootstrapFirstKey(store: Store): Promise<FirstKey | null> 
   return store.db.transaction(async (trx) => {
     if (store.dialect === 'postgres') await trx.raw('select pg_advisory_xact_lock(?)', [BOOTSTRAP_LOCK]);
     // Nothing is authenticated inside the transaction, so its repositories need no key cache.
-    const uncached = ttlCache<Principal>(0);
+    const uncached = principalCache<Principal>(noSignal);
     const workspaces = workspacesRepository(trx, uncached);
     if ((await workspaces.count()) > 0) return null;
     const workspace = await workspaces.create({ name: 'default', plan: 'free' });

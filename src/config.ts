@@ -11,12 +11,6 @@ export interface Config {
   /** Allow requests when the rate-limit store is unreachable instead of answering 503. */
   rateLimitFailOpen: boolean;
   authFailuresPerMinute: number;
-  /**
-   * How long a server may remember an authenticated key instead of querying the database on every
-   * request. Off by default, so that a revocation made with `docex key revoke` or on another server
-   * counts from the next request; with it, such changes take effect within this time.
-   */
-  keyCacheMs: number;
   corsOrigins: string[];
   maxPages: number;
   maxImagePixels: number;
@@ -87,7 +81,6 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     rateLimitFailOpen: boolean(env, 'RATE_LIMIT_FAIL_OPEN', false),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 60, 1, 1_000_000),
-    keyCacheMs: integer(env, 'KEY_CACHE_SECONDS', 0, 0, 300) * 1000,
     corsOrigins: (env.CORS_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     maxPages: integer(env, 'MAX_PAGES', 50, 1, 10_000),
     maxImagePixels: integer(env, 'MAX_IMAGE_PIXELS', 40_000_000, 1, 1_000_000_000),

@@ -35,7 +35,7 @@ export interface ServerOptions {
 /** The composition root: builds every module from the configuration and starts listening. */
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const store = await openStore(config.databaseUrl, { keyCacheMs: config.keyCacheMs });
+  const store = await openStore(config.databaseUrl, { cacheKeys: true });
   const instance = await startInstance(
     {
       instanceId: store.instanceId,

@@ -2,7 +2,8 @@ import type { Db } from './db.js';
 import { newId } from '../ids.js';
 import { generateKey, hashKey, hashesEqual, keyPrefix } from '../auth/keys.js';
 import type { Workspace } from './workspaces.js';
-import type { TtlCache } from './ttl-cache.js';
+import type { PrincipalCache } from './principal-cache.js';
+import { announceChange } from './change-signal.js';
 import type { components } from '../../generated/openapi.js';
 
 export type Scope = components['schemas']['Scope'];
@@ -29,11 +30,8 @@ export interface Principal {
   workspace: Workspace;
 }
 
-/**
- * `principals` remembers recently authenticated keys by hash; it is emptied whenever a key or workspace
- * changes through this store, and other processes' changes reach it when its entries expire.
- */
-export function apiKeysRepository(db: Db, principals: TtlCache<Principal>) {
+/** `principals` remembers authenticated keys while the database's change signal says nothing changed. */
+export function apiKeysRepository(db: Db, principals: PrincipalCache<Principal>) {
   const table = () => db<Row>('api_keys');
   return {
     /** Creates a key and returns its secret, which is not stored and cannot be shown again. */
@@ -54,13 +52,14 @@ export function apiKeysRepository(db: Db, principals: TtlCache<Principal>) {
     },
     /**
      * The active key whose secret this is and its workspace, if any (revoked keys and keys of deleted
-     * workspaces are not returned). It runs on every authenticated request: one query, or none while
-     * the key is cached.
+     * workspaces are not returned). It runs on every authenticated request: no query while the key is
+     * remembered, one otherwise.
      */
     async findBySecret(secret: string): Promise<Principal | undefined> {
       const hash = hashKey(secret);
       const cached = principals.get(hash);
       if (cached) return cached;
+      const token = principals.token();
       const row = await table()
         .join('workspaces', 'workspaces.id', 'api_keys.workspace_id')
         .where('api_keys.hash', hash)
@@ -81,7 +80,7 @@ export function apiKeysRepository(db: Db, principals: TtlCache<Principal>) {
         key: fromRow(key),
         workspace: { id: key.workspace_id, name: ws_name, plan: ws_plan, per_minute: ws_per_minute, per_day: ws_per_day, created_at: ws_created_at, deleted_at: ws_deleted_at },
       };
-      principals.set(hash, principal);
+      principals.set(hash, principal, token);
       return principal;
     },
     async get(id: string): Promise<ApiKeyRecord | undefined> {
@@ -92,7 +91,10 @@ export function apiKeysRepository(db: Db, principals: TtlCache<Principal>) {
       return (await table().where({ workspace_id }).orderBy('id')).map(fromRow);
     },
     async revoke(id: string): Promise<ApiKeyRecord | undefined> {
-      await table().where({ id }).whereNull('revoked_at').update({ revoked_at: new Date().toISOString() });
+      await db.transaction(async (trx) => {
+        await trx('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: new Date().toISOString() });
+        await announceChange(trx);
+      });
       principals.clear();
       return this.get(id);
     },

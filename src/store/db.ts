@@ -12,6 +12,11 @@ export function dialectOf(databaseUrl: string): Dialect {
 /** libuv's default thread pool size, on which sqlite3 runs queries. */
 const SQLITE_CONNECTIONS = 4;
 
+/** The file of a `sqlite:` URL, or `:memory:`. */
+export function sqliteFilename(databaseUrl: string): string {
+  return databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+}
+
 /** One knex instance for `sqlite:/path/file.sqlite` (the embedded default) or `postgres://...`. */
 export function openDb(databaseUrl: string): Db {
   if (dialectOf(databaseUrl) === 'postgres') {
@@ -25,7 +30,7 @@ export function openDb(databaseUrl: string): Db {
       log: { warn: () => undefined, error: () => undefined },
     });
   }
-  const filename = databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+  const filename = sqliteFilename(databaseUrl);
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
   return knex({
     client: 'sqlite3',

@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { openDb, dialectOf, type Db, type Dialect } from './db.js';
+import path from 'node:path';
+import { openDb, dialectOf, sqliteFilename, type Db, type Dialect } from './db.js';
 import { migrate } from './migrations.js';
 import { workspacesRepository } from './workspaces.js';
 import { apiKeysRepository, type Principal } from './api-keys.js';
 import { extractionsRepository } from './extractions.js';
 import { templatesRepository } from './templates.js';
 import { instancesRepository } from './instances.js';
-import { ttlCache } from './ttl-cache.js';
+import { principalCache } from './principal-cache.js';
+import { noSignal, ownChangesOnly, postgresNotifySignal, sqliteFileSignal, type ChangeSignal } from './change-signal.js';
 
 export interface Store {
   db: Db;
@@ -23,8 +25,17 @@ export interface Store {
 }
 
 export interface StoreOptions {
-  /** How long an authenticated key is remembered; 0 (the default, for tools) queries every time. */
-  keyCacheMs?: number;
+  /**
+   * Remember authenticated keys until the database signals a change (servers); off by default, so a
+   * tool that authenticates nobody opens no listening connection.
+   */
+  cacheKeys?: boolean;
+}
+
+async function changeSignal(databaseUrl: string): Promise<ChangeSignal> {
+  if (dialectOf(databaseUrl) === 'postgres') return postgresNotifySignal(databaseUrl);
+  const file = sqliteFilename(databaseUrl);
+  return file === ':memory:' ? ownChangesOnly : sqliteFileSignal(path.resolve(file));
 }
 
 /** Opens the database, runs migrations and returns one repository per table. */
@@ -36,7 +47,8 @@ export async function openStore(databaseUrl: string, options: StoreOptions = {})
     await db.destroy();
     throw err;
   }
-  const principals = ttlCache<Principal>(options.keyCacheMs ?? 0);
+  const signal = options.cacheKeys ? await changeSignal(databaseUrl) : noSignal;
+  const principals = principalCache<Principal>(signal);
   const instanceId = `inst_${randomBytes(12).toString('hex')}`;
   return {
     db,
@@ -50,6 +62,9 @@ export async function openStore(databaseUrl: string, options: StoreOptions = {})
     async ping() {
       await db.raw('select 1');
     },
-    close: () => db.destroy(),
+    async close() {
+      await signal.close();
+      await db.destroy();
+    },
   };
 }

@@ -1,4 +1,5 @@
-import type { TtlCache } from './ttl-cache.js';
+import type { PrincipalCache } from './principal-cache.js';
+import { announceChange } from './change-signal.js';
 import type { Db } from './db.js';
 import { newId } from '../ids.js';
 import { limitsFor, type Limits, type Plan } from '../limits/plans.js';
@@ -25,7 +26,7 @@ export function workspaceLimits(ws: Workspace): Limits {
 }
 
 /** `principals` is the key cache, emptied when a workspace's plan, limits or deletion change. */
-export function workspacesRepository(db: Db, principals: TtlCache<unknown>) {
+export function workspacesRepository(db: Db, principals: PrincipalCache<unknown>) {
   const table = () => db<Workspace>('workspaces');
   return {
     async create(input: NewWorkspace): Promise<Workspace> {
@@ -57,7 +58,10 @@ export function workspacesRepository(db: Db, principals: TtlCache<unknown>) {
       if (!current) return undefined;
       const next = { ...current, ...changes };
       workspaceLimits(next);
-      await table().where({ id }).update(changes);
+      await db.transaction(async (trx) => {
+        await trx('workspaces').where({ id }).update(changes);
+        await announceChange(trx);
+      });
       principals.clear();
       return next;
     },
