@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import { OpenAPIBackend, type Context, type Operation, type Request } from 'openapi-backend';
+import { OpenAPIBackend, type Operation, type Request } from 'openapi-backend';
 import ajvFormats from 'ajv-formats';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
@@ -7,7 +7,6 @@ import type { Metrics } from './metrics.js';
 import type { ApiDocument } from './openapi.js';
 import type { Store } from './store/index.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
-import { ApiError, notFound } from './errors.js';
 import { requestId } from './http/request-id.js';
 import { securityHeaders } from './http/security-headers.js';
 import { errorMapper } from './http/errors.js';
@@ -16,7 +15,7 @@ import { matchRoute } from './http/route.js';
 import { authenticate, requireScopes } from './http/auth.js';
 import { rateLimit } from './http/rate-limit.js';
 import { jsonBody } from './http/body.js';
-import { validationError } from './http/validation.js';
+import { dispatch, type OperationHandler } from './http/dispatch.js';
 import './http/context.js';
 import { meHandlers } from './handlers/me.js';
 import { extractionHandlers } from './handlers/extractions.js';
@@ -38,56 +37,36 @@ export interface AppDeps {
   readiness: ReadinessChecks;
 }
 
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
-
 /**
  * The middleware chain: request id -> metrics/log (outside the error mapper, so it records the status
  * the client gets) -> headers -> errors -> route -> auth -> limits ->
- * scopes -> body -> openapi-backend (validation, dispatch by operationId).
+ * scopes -> body -> dispatch (validation against the document, handler by operationId).
  */
 export async function createApp(deps: AppDeps): Promise<Koa> {
   const { config, logger, metrics, document, store } = deps;
 
-  const operationHandlers: Record<string, (c: Context, ctx: Koa.Context) => Promise<void>> = {
+  const operationHandlers: Record<string, OperationHandler> = {
     ...meHandlers(),
     ...extractionHandlers(store, deps.extractions),
     ...templateHandlers(deps.templates),
     ...operationsHandlers(document, metrics, deps.readiness),
   };
 
+  // openapi-backend matches routes and compiles the document's request schemas; dispatch.ts calls the handlers.
   const api = new OpenAPIBackend({
     definition: document.definition,
     strict: true,
     validate: true,
     coerceTypes: true,
     customizeAjv: (ajv) => ajvFormats.default(ajv, ['date-time', 'email', 'uri']),
-    handlers: {
-      ...operationHandlers,
-      notFound: async () => {
-        throw notFound('No such route. See /docs for the API reference.');
-      },
-      methodNotAllowed: async (c: Context, ctx: Koa.Context) => {
-        const allowed = METHODS.filter((m) => api.matchOperation({ ...c.request, method: m, headers: {} })).map((m) => m.toUpperCase());
-        throw new ApiError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allowed.join(', ')}.`, { Allow: allowed.join(', ') });
-      },
-      unauthorizedHandler: async () => {
-        throw new ApiError('unauthorized', 'Invalid or revoked API key.', { 'WWW-Authenticate': 'Bearer realm="docex"' });
-      },
-      validationFail: async (c: Context) => {
-        throw validationError(c.validation.errors ?? []);
-      },
-    },
   });
-  // Authentication already ran as middleware (it must precede body parsing and rate limiting);
-  // openapi-backend only needs to know whether it succeeded.
-  api.registerSecurityHandler('bearerAuth', (_c: Context, ctx: Koa.Context) => ctx.state.principal !== undefined);
   await api.init();
-  // openapi-backend rebuilds its flattened operation list (lodash) on every match, up to four times a
-  // request; the document does not change after init, so the list is built once.
+  // openapi-backend rebuilds its flattened operation list (lodash) on every match; the document does
+  // not change after init, so the list is built once.
   const operations = api.router.getOperations();
   api.router.getOperations = () => operations;
-  // Each request is matched three times (route, dispatch, re-parse); the operation depends only on
-  // method and path, so a bounded memo serves the repeats. Misses (404, 405) are not kept.
+  // Matching walks every operation's path pattern; the operation depends only on method and path, so
+  // a bounded memo serves repeated requests. Misses (404, 405) are not kept.
   const match = api.router.matchOperation.bind(api.router) as (req: Request, strict?: boolean) => Operation | undefined;
   const matched = new Map<string, Operation>();
   api.router.matchOperation = ((req: Request, strict?: boolean) => {
@@ -116,11 +95,6 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
   app.use(rateLimit(deps.limiter, logger, { failOpen: config.rateLimitFailOpen, onRejected: (window) => metrics.rateLimitRejections.inc({ window }) }));
   app.use(requireScopes);
   app.use(jsonBody);
-  app.use(async (ctx) => {
-    await api.handleRequest(
-      { method: ctx.method, path: ctx.path, query: ctx.query as Record<string, string | string[]>, headers: ctx.headers as Record<string, string | string[]>, body: ctx.request.body },
-      ctx,
-    );
-  });
+  app.use(dispatch(api, operationHandlers));
   return app;
 }

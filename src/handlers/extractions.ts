@@ -1,5 +1,5 @@
 import type { Context as Ctx } from 'koa';
-import type { Context } from 'openapi-backend';
+import type { OperationInput } from '../http/dispatch.js';
 import type { components } from '../../generated/openapi.js';
 import { notFound } from '../errors.js';
 import type { Store } from '../store/index.js';
@@ -11,21 +11,21 @@ type ExtractionList = components['schemas']['ExtractionList'];
 
 export function extractionHandlers(store: Store, extractions: ExtractionService) {
   return {
-    async createExtraction(c: Context, ctx: Ctx) {
+    async createExtraction(c: OperationInput, ctx: Ctx) {
       const { principal, requestId } = ctx.state;
-      const record = await extractions.create(principal!.workspace.id, c.request.requestBody, requestId);
+      const record = await extractions.create(principal!.workspace.id, c.requestBody, requestId);
       ctx.status = 201;
       ctx.set('Location', `/v1/extractions/${record.id}`);
       ctx.body = toExtraction(record, requestId);
     },
-    async getExtraction(c: Context, ctx: Ctx) {
-      const id = String(c.request.params.id);
+    async getExtraction(c: OperationInput, ctx: Ctx) {
+      const id = String(c.params.id);
       const record = await store.extractions.get(ctx.state.principal!.workspace.id, id);
       if (!record) throw notFound(`No such extraction ${id}.`);
       ctx.body = toExtraction(record, ctx.state.requestId);
     },
-    async listExtractions(c: Context, ctx: Ctx) {
-      const page = await store.extractions.list(ctx.state.principal!.workspace.id, pageSize(c.request.query), cursor(c.request.query));
+    async listExtractions(c: OperationInput, ctx: Ctx) {
+      const page = await store.extractions.list(ctx.state.principal!.workspace.id, pageSize(c.query), cursor(c.query));
       const body: ExtractionList = { object: 'list', data: page.rows.map((r) => toExtraction(r)), has_more: page.hasMore };
       ctx.body = body;
     },

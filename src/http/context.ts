@@ -1,3 +1,4 @@
+import type { Operation } from 'openapi-backend';
 import type { ApiKeyRecord } from '../store/api-keys.js';
 import type { Workspace } from '../store/workspaces.js';
 import type { Limits } from '../limits/plans.js';
@@ -15,6 +16,8 @@ declare module 'koa' {
     principal?: Principal;
     /** Scopes the matched operation needs; undefined for unauthenticated operations. */
     requiredScopes?: string[];
+    /** The operation of the document that method and path matched; undefined for 404 and 405. */
+    operation?: Operation;
     operationId?: string;
   }
   interface Request {

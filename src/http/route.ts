@@ -9,6 +9,7 @@ export function matchRoute(api: OpenAPIBackend): Middleware {
   return async (ctx, next) => {
     const operation = api.matchOperation({ method: ctx.method, path: ctx.path, headers: {}, query: {} });
     if (operation) {
+      ctx.state.operation = operation;
       ctx.state.operationId = operation.operationId;
       const security = operation.security ?? api.definition.security ?? [];
       const bearer = security.find((req) => 'bearerAuth' in req);
