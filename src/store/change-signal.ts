@@ -20,29 +20,30 @@ export const noSignal: ChangeSignal = { token: () => null, close: async () => un
 export const ownChangesOnly: ChangeSignal = { token: () => 'own', close: async () => undefined };
 
 /**
- * The kernel stamps a file's modification time from a clock that advances in ticks of up to 10 ms, so
- * two writes inside one tick leave the same time. A state younger than this is not trusted.
+ * The kernel stamps a file's modification time from a clock that advances in ticks (4 ms at the usual
+ * 250 Hz, 10 ms at 100 Hz), so two writes inside one tick leave the same time. A log younger than this
+ * is not trusted.
  */
-const SETTLE_MS = 50;
+const SETTLE_MS = 20;
 
 type Stat = (file: string) => { mtimeMs: number; size: number; ino: number } | undefined;
 const statFile: Stat = (file) => fs.statSync(file, { throwIfNoEntry: false });
 
 /**
- * SQLite: every committed write changes the database file or its write-ahead log (WAL mode), so their
- * modification times, sizes and inodes make the token; two `stat` calls instead of a query a request.
- * While either file was written within SETTLE_MS the token is null, so that a write in the same clock
- * tick as an earlier one, or one committed while a key was being read, cannot hide behind an old token.
+ * SQLite in WAL mode: every committed write, by any connection of any process, is written to the
+ * write-ahead log first (a checkpoint then copies what is already committed), so the log's modification
+ * time, size and inode make the token: one `stat` a request instead of a query. While the log was
+ * written within SETTLE_MS, or is missing (every connection closed it), the token is null, so that a
+ * write in the same clock tick as an earlier one, or one committed while a key was being read, cannot
+ * hide behind an old token.
  */
 export function sqliteFileSignal(file: string, now: () => number = Date.now, stat: Stat = statFile): ChangeSignal {
   const wal = `${file}-wal`;
   return {
     token() {
-      const main = stat(file);
       const log = stat(wal);
-      const newest = Math.max(main?.mtimeMs ?? 0, log?.mtimeMs ?? 0);
-      if (now() - newest < SETTLE_MS) return null;
-      return `${main?.ino}:${main?.mtimeMs}:${main?.size}|${log?.ino}:${log?.mtimeMs}:${log?.size}`;
+      if (!log || now() - log.mtimeMs < SETTLE_MS) return null;
+      return `${log.ino}:${log.mtimeMs}:${log.size}`;
     },
     close: async () => undefined,
   };

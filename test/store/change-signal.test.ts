@@ -7,27 +7,27 @@ describe('sqliteFileSignal', () => {
   let now = 10_000;
   const signal = sqliteFileSignal('/db', () => now, (file) => files[file]);
 
-  it('gives no token while the database or its log was written less than 50 ms ago, then a stable one', () => {
-    files['/db'] = { mtimeMs: 9_000, size: 4096, ino: 1 };
-    files['/db-wal'] = { mtimeMs: 9_980, size: 8192, ino: 2 };
+  it('gives no token while the write-ahead log is missing or was written less than 20 ms ago, then a stable one', () => {
     expect(signal.token()).toBeNull();
-    now = 10_030;
+    files['/db-wal'] = { mtimeMs: 9_990, size: 8192, ino: 2 };
+    expect(signal.token()).toBeNull();
+    now = 10_010;
     const token = signal.token();
     expect(token).not.toBeNull();
     now = 60_000;
     expect(signal.token()).toBe(token);
   });
 
-  it('changes the token when either file is written, replaced or appears', () => {
+  it('changes the token when the log is written, grows or is replaced', () => {
     now = 100_000;
     const before = signal.token();
-    files['/db-wal'] = { mtimeMs: 9_980, size: 12_288, ino: 2 };
+    files['/db-wal'] = { mtimeMs: 9_995, size: 8192, ino: 2 };
+    const written = signal.token();
+    files['/db-wal'] = { mtimeMs: 9_995, size: 12_288, ino: 2 };
     const grown = signal.token();
-    files['/db'] = { mtimeMs: 9_000, size: 4096, ino: 3 };
+    files['/db-wal'] = { mtimeMs: 9_995, size: 12_288, ino: 3 };
     const replaced = signal.token();
-    files['/db-wal'] = undefined;
-    const gone = signal.token();
-    expect(new Set([before, grown, replaced, gone]).size).toBe(4);
+    expect(new Set([before, written, grown, replaced]).size).toBe(4);
   });
 });
 
