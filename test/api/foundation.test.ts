@@ -178,6 +178,25 @@ describe.each(databases)('service foundation on $name', (kind) => {
     expect((await api.call('listExtractions', 'GET', '/v1/extractions', { key: other.secret })).body).toMatchObject({ data: [], has_more: false });
   });
 
+  it('reads path parameters percent-decoded and with a trailing slash, and refuses malformed ones with 400 naming the member', async () => {
+    const { secret } = await api.newKey({ plan: 'business' });
+    const created = await api.call('createExtraction', 'POST', '/v1/extractions', { key: secret, body: { file: (await invoicePdf(EU_INVOICE)).toString('base64'), file_name: 'p.pdf' } });
+    const id = (created.body as { id: string }).id;
+    for (const path of [`/v1/extractions/${id}`, `/v1/extractions/${id}/`, `/v1/extractions/${encodeURIComponent(id).replace('_', '%5F')}`]) {
+      const res = await api.call('getExtraction', 'GET', path, { key: secret });
+      expect(res.status).toBe(200);
+      expect((res.body as { id: string }).id).toBe(id);
+    }
+    for (const bad of ['%E0%A4%A', 'ext_%00', 'tpl_01JDQ9A1B2C3D4E5F6G7H8J9K0']) {
+      const res = await api.call('getExtraction', 'GET', `/v1/extractions/${bad}`, { key: secret });
+      expect(res.status).toBe(400);
+      expect((res.body as { error: { message: string } }).error.message).toMatch(/^path\.id: /);
+    }
+    const limit = await api.call('listExtractions', 'GET', '/v1/extractions?limit=abc', { key: secret });
+    expect(limit.status).toBe(400);
+    expect((limit.body as { error: { message: string } }).error.message).toMatch(/^query\.limit: /);
+  });
+
   it('pages a list with starting_after', async () => {
     const { secret } = await api.newKey({ plan: 'business' });
     const pdf = (await invoicePdf(EU_INVOICE)).toString('base64');
