@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashesEqual, hashKey } from '../../src/auth/keys.js';
 import { databases } from '../store/databases.js';
@@ -118,5 +120,31 @@ describe('isolation between workspaces', () => {
     expect((await api.call('getTemplate', 'GET', `/v1/templates/${tpl.id}`, { key: b.secret })).status).toBe(200);
     const withTemplate = await api.call('createExtraction', 'POST', '/v1/extractions', { key: a.secret, body: { file: pdf, file_name: 'a.pdf', template_id: tpl.id } });
     expect(withTemplate.status).toBe(400);
+  });
+});
+
+describe.each(databases)('changes made with the docex CLI, another process, on $name', (kind) => {
+  let api: ApiServer;
+
+  beforeAll(async () => {
+    api = await startApiServer(kind);
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  // Run without blocking: the server shares this test's event loop and must go on committing.
+  const docex = (...args: string[]) => promisify(execFile)(process.execPath, ['bin/docex.js', ...args], { env: { ...process.env, DATABASE_URL: api.databaseUrl } });
+
+  it('count from the next request, although the server remembers authenticated keys', async () => {
+    const { secret, keyId, workspaceId } = await api.newKey({ plan: 'free' });
+    const me = () => api.call('getMe', 'GET', '/v1/me', { key: secret });
+    for (let i = 0; i < 3; i++) expect((await me()).status).toBe(200);
+    await docex('workspace', 'set-plan', workspaceId, '--plan', 'pro');
+    const afterPlan = await me();
+    expect((afterPlan.body as { workspace: { plan: string } }).workspace.plan).toBe('pro');
+    expect(afterPlan.headers.get('x-ratelimit-limit')).toBe('60');
+    await docex('key', 'revoke', keyId);
+    expect((await me()).status).toBe(401);
   });
 });

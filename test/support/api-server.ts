@@ -19,6 +19,8 @@ export interface RequestOptions {
 export interface ApiServer {
   server: RunningServer;
   url: string;
+  /** The server's DATABASE_URL, for tools run beside it. */
+  databaseUrl: string;
   /** The key created on the first start (free plan, every scope). */
   key: string;
   /** Every log line the server wrote, as text. */
@@ -53,6 +55,7 @@ export async function startApiServer(kind: DatabaseKind, options: { clock?: Cloc
   return {
     server,
     url: server.url,
+    databaseUrl: db.url,
     key,
     logs,
     async call(operationId, method, path, opts = {}) {
