@@ -24,6 +24,9 @@ import { Redis } from 'ioredis';
 import { loadConfig } from '../src/config.js';
 import { startServer } from '../src/server.js';
 import { openStore } from '../src/store/index.js';
+import { requestId } from '../src/http/request-id.js';
+import { securityHeaders } from '../src/http/security-headers.js';
+import { rateLimitHeaders } from '../src/http/rate-limit.js';
 
 /** The part of autocannon's (untyped) API used here. */
 interface AutocannonResult {
@@ -47,8 +50,22 @@ const root = path.resolve(path.dirname(self), '..');
 async function serve(target: string): Promise<void> {
   if (target === 'koa') {
     const app = new Koa();
-    app.use((ctx) => {
+    app.use(async (ctx, next) => {
+      if (ctx.path === '/headers') return next();
       ctx.body = { hello: 'world' };
+    });
+    // /headers: what docex's answer to GET /v1/me carries, without the work behind it (request id,
+    // security and rate-limit headers, a body of the same shape), to show what sending that costs.
+    const limits = { limit: 1_000_000_000, remaining: 999_999_999, reset: 1_795_000_000 };
+    app.use(requestId);
+    app.use(securityHeaders([]));
+    app.use((ctx) => {
+      ctx.set(rateLimitHeaders({ allowed: true, minute: limits, day: limits }));
+      ctx.body = {
+        api_key: { id: 'key_01KAQ5Z1J7R7ZK3VQ6C4N0X2M9', name: 'bench', prefix: 'dx_live_B1xS', scopes: [], workspace_id: 'ws_01KAQ5Z1J7R7ZK3VQ6C4N0X2M9' },
+        workspace: { id: 'ws_01KAQ5Z1J7R7ZK3VQ6C4N0X2M9', name: 'bench', plan: 'enterprise', limits: { per_minute: 1_000_000_000, per_day: 1_000_000_000 } },
+        request_id: ctx.state.requestId,
+      };
     });
     const server = app.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as { port: number };
@@ -241,6 +258,7 @@ async function main(): Promise<void> {
 
   const koa = await startTarget('koa', {});
   const bareLoad: Load = { target: koa, path: '/', headers: {} };
+  const headersLoad: Load = { target: koa, path: '/headers', headers: {} };
   const setups: Setup[] = [sqliteSetup()];
   const pg = await postgresRedisSetup();
   if (typeof pg === 'string') console.log(`PostgreSQL + Redis skipped: ${pg}\n`);
@@ -255,12 +273,16 @@ async function main(): Promise<void> {
         const me: Load = { target: docex, path: '/v1/me', headers: { Authorization: `Bearer ${key}` } };
         // The same middleware chain without authentication, limits or the database: the framework's share.
         const health: Load = { target: docex, path: '/healthz', headers: {} };
-        const loads = setup === setups[0] ? [bareLoad, me, health] : [bareLoad, me];
+        const first = setup === setups[0];
+        const loads = first ? [bareLoad, me, headersLoad, health] : [bareLoad, me];
         await load(me.target, me.path, me.headers, connections, 1);
-        const [bare, ...docexFigures] = await inTurn(loads, connections, duration);
+        const [bare, meFigures, ...others] = await inTurn(loads, connections, duration);
         rows.push(row(`bare Koa hello-world (in turn with the next rows)`, bare!, bare!));
-        rows.push(row(`docex GET /v1/me, ${setup.name}`, docexFigures[0]!, bare!));
-        if (docexFigures[1]) rows.push(row('docex GET /healthz (no key, no database)', docexFigures[1], bare!));
+        rows.push(row(`docex GET /v1/me, ${setup.name}`, meFigures!, bare!));
+        if (first) {
+          rows.push(row('Koa sending only the headers and body of /v1/me', others[0]!, bare!));
+          rows.push(row('docex GET /healthz (no key, no database)', others[1]!, bare!));
+        }
         await stopTarget(docex);
       } finally {
         await setup.drop();
