@@ -3,7 +3,7 @@ import { newId } from '../ids.js';
 import { generateKey, hashKey, hashesEqual, keyPrefix } from '../auth/keys.js';
 import type { Workspace } from './workspaces.js';
 import type { PrincipalCache } from './principal-cache.js';
-import { announceChange } from './change-signal.js';
+import { announcingChange } from './change-signal.js';
 import type { components } from '../../generated/openapi.js';
 
 export type Scope = components['schemas']['Scope'];
@@ -91,10 +91,7 @@ export function apiKeysRepository(db: Db, principals: PrincipalCache<Principal>)
       return (await table().where({ workspace_id }).orderBy('id')).map(fromRow);
     },
     async revoke(id: string): Promise<ApiKeyRecord | undefined> {
-      await db.transaction(async (trx) => {
-        await trx('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: new Date().toISOString() });
-        await announceChange(trx);
-      });
+      await announcingChange(db, (trx) => trx('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: new Date().toISOString() }));
       principals.clear();
       return this.get(id);
     },

@@ -19,31 +19,30 @@ export const noSignal: ChangeSignal = { token: () => null, close: async () => un
 /** An in-memory SQLite database belongs to this process alone, whose own changes empty the cache. */
 export const ownChangesOnly: ChangeSignal = { token: () => 'own', close: async () => undefined };
 
-/**
- * The kernel stamps a file's modification time from a clock that advances in ticks (4 ms at the usual
- * 250 Hz, 10 ms at 100 Hz), so two writes inside one tick leave the same time. A log younger than this
- * is not trusted.
- */
-const SETTLE_MS = 20;
-
-type Stat = (file: string) => { mtimeMs: number; size: number; ino: number } | undefined;
+type Stat = (file: string) => { size: number; ino: number; mtimeMs: number } | undefined;
 const statFile: Stat = (file) => fs.statSync(file, { throwIfNoEntry: false });
 
+/** The file beside an SQLite database that grows by one byte at each change of keys or workspaces. */
+export function changeLog(databaseFile: string): string {
+  return `${databaseFile}-changes`;
+}
+
 /**
- * SQLite in WAL mode: every committed write, by any connection of any process, is written to the
- * write-ahead log first (a checkpoint then copies what is already committed), so the log's modification
- * time, size and inode make the token: one `stat` a request instead of a query. While the log was
- * written within SETTLE_MS, or is missing (every connection closed it), the token is null, so that a
- * write in the same clock tick as an earlier one, or one committed while a key was being read, cannot
- * hide behind an old token.
+ * SQLite: every change made through the store appends a byte to the change log after it commits (see
+ * `announcingChange`), so the log's size (with its inode and time, should it be deleted and made anew)
+ * makes the token, at one `stat` a request instead of a query. A server that sees the new size
+ * therefore also sees the change; a key read before it was written is stored under the old size and
+ * never served again. The server's own busier writes (extractions, rate-limit counters) leave the log
+ * alone. A missing log gives no token.
  */
-export function sqliteFileSignal(file: string, now: () => number = Date.now, stat: Stat = statFile): ChangeSignal {
-  const wal = `${file}-wal`;
+export function sqliteLogSignal(databaseFile: string, stat: Stat = statFile): ChangeSignal {
+  const log = changeLog(databaseFile);
+  // Created (empty) if missing, so that keys can be remembered before the first change.
+  fs.appendFileSync(log, '');
   return {
     token() {
-      const log = stat(wal);
-      if (!log || now() - log.mtimeMs < SETTLE_MS) return null;
-      return `${log.ino}:${log.mtimeMs}:${log.size}`;
+      const s = stat(log);
+      return s ? `${s.ino}:${s.size}:${s.mtimeMs}` : null;
     },
     close: async () => undefined,
   };
@@ -51,9 +50,22 @@ export function sqliteFileSignal(file: string, now: () => number = Date.now, sta
 
 export const CHANGE_CHANNEL = 'docex_principals';
 
-/** Tells every server on a PostgreSQL database that keys or workspaces changed; delivered when `db`'s transaction commits. */
-export async function announceChange(db: Db): Promise<void> {
-  if (db.client.config.client === 'pg') await db.raw(`NOTIFY ${CHANGE_CHANNEL}`);
+/**
+ * Runs `work` in a transaction and tells every server that keys or workspaces changed: on PostgreSQL
+ * a NOTIFY in the same transaction, delivered at its commit; on SQLite a byte appended to the change
+ * log once the transaction has committed, never before, so that no server re-reads the old state
+ * under the new token. `db` must not itself be a transaction, whose commit would come later.
+ */
+export async function announcingChange<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+  const pgDb = db.client.config.client === 'pg';
+  const result = await db.transaction(async (trx) => {
+    const done = await work(trx);
+    if (pgDb) await trx.raw(`NOTIFY ${CHANGE_CHANNEL}`);
+    return done;
+  });
+  const file = pgDb ? ':memory:' : (db.client.config.connection as { filename: string }).filename;
+  if (file !== ':memory:') fs.appendFileSync(changeLog(file), '.');
+  return result;
 }
 
 const RECONNECT_MAX_MS = 2000;

@@ -8,7 +8,7 @@ import { extractionsRepository } from './extractions.js';
 import { templatesRepository } from './templates.js';
 import { instancesRepository } from './instances.js';
 import { principalCache } from './principal-cache.js';
-import { noSignal, ownChangesOnly, postgresNotifySignal, sqliteFileSignal, type ChangeSignal } from './change-signal.js';
+import { noSignal, ownChangesOnly, postgresNotifySignal, sqliteLogSignal, type ChangeSignal } from './change-signal.js';
 
 export interface Store {
   db: Db;
@@ -35,7 +35,7 @@ export interface StoreOptions {
 async function changeSignal(databaseUrl: string): Promise<ChangeSignal> {
   if (dialectOf(databaseUrl) === 'postgres') return postgresNotifySignal(databaseUrl);
   const file = sqliteFilename(databaseUrl);
-  return file === ':memory:' ? ownChangesOnly : sqliteFileSignal(path.resolve(file));
+  return file === ':memory:' ? ownChangesOnly : sqliteLogSignal(path.resolve(file));
 }
 
 /** Opens the database, runs migrations and returns one repository per table. */

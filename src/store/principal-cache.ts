@@ -19,9 +19,12 @@ export function principalCache<V>(signal: ChangeSignal, maxEntries = 10_000): Pr
   return {
     token: () => signal.token(),
     get(hash) {
+      const token = signal.token();
+      // Without a token nothing can be vouched for, including what a later token might match again.
+      if (token === null) entries.clear();
       const entry = entries.get(hash);
       if (!entry) return undefined;
-      if (entry.token === signal.token()) return entry.value;
+      if (entry.token === token) return entry.value;
       entries.delete(hash);
       return undefined;
     },

@@ -1,5 +1,5 @@
 import type { PrincipalCache } from './principal-cache.js';
-import { announceChange } from './change-signal.js';
+import { announcingChange } from './change-signal.js';
 import type { Db } from './db.js';
 import { newId } from '../ids.js';
 import { limitsFor, type Limits, type Plan } from '../limits/plans.js';
@@ -58,10 +58,7 @@ export function workspacesRepository(db: Db, principals: PrincipalCache<unknown>
       if (!current) return undefined;
       const next = { ...current, ...changes };
       workspaceLimits(next);
-      await db.transaction(async (trx) => {
-        await trx('workspaces').where({ id }).update(changes);
-        await announceChange(trx);
-      });
+      await announcingChange(db, (trx) => trx('workspaces').where({ id }).update(changes));
       principals.clear();
       return next;
     },

@@ -1,33 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { noSignal, sqliteFileSignal } from '../../src/store/change-signal.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { changeLog, noSignal, sqliteLogSignal } from '../../src/store/change-signal.js';
 import { principalCache } from '../../src/store/principal-cache.js';
 
-describe('sqliteFileSignal', () => {
-  const files: Record<string, { mtimeMs: number; size: number; ino: number } | undefined> = {};
-  let now = 10_000;
-  const signal = sqliteFileSignal('/db', () => now, (file) => files[file]);
-
-  it('gives no token while the write-ahead log is missing or was written less than 20 ms ago, then a stable one', () => {
-    expect(signal.token()).toBeNull();
-    files['/db-wal'] = { mtimeMs: 9_990, size: 8192, ino: 2 };
-    expect(signal.token()).toBeNull();
-    now = 10_010;
-    const token = signal.token();
-    expect(token).not.toBeNull();
-    now = 60_000;
-    expect(signal.token()).toBe(token);
-  });
-
-  it('changes the token when the log is written, grows or is replaced', () => {
-    now = 100_000;
-    const before = signal.token();
-    files['/db-wal'] = { mtimeMs: 9_995, size: 8192, ino: 2 };
-    const written = signal.token();
-    files['/db-wal'] = { mtimeMs: 9_995, size: 12_288, ino: 2 };
-    const grown = signal.token();
-    files['/db-wal'] = { mtimeMs: 9_995, size: 12_288, ino: 3 };
-    const replaced = signal.token();
-    expect(new Set([before, written, grown, replaced]).size).toBe(4);
+describe('sqliteLogSignal', () => {
+  it('gives a token that holds until the change log grows or is replaced, and none while it is missing', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docex-signal-'));
+    try {
+      const database = path.join(dir, 'docex.sqlite');
+      const signal = sqliteLogSignal(database);
+      const first = signal.token();
+      expect(first).not.toBeNull();
+      expect(signal.token()).toBe(first);
+      fs.appendFileSync(changeLog(database), '.');
+      const grown = signal.token();
+      fs.rmSync(changeLog(database));
+      expect(signal.token()).toBeNull();
+      fs.writeFileSync(changeLog(database), '..');
+      expect(new Set([first, grown, signal.token()]).size).toBe(3);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -41,8 +36,12 @@ describe('principalCache', () => {
     expect(cache.get('k')).toBeUndefined();
     token = 'a';
     expect(cache.get('k')).toBeUndefined();
-    token = null;
     cache.set('k', 2, cache.token());
+    token = null;
+    expect(cache.get('k')).toBeUndefined();
+    cache.set('k', 3, cache.token());
+    token = 'a';
+    // Forgotten while there was no token, although the same token came back.
     expect(cache.get('k')).toBeUndefined();
     expect(principalCache<number>(noSignal).token()).toBeNull();
   });

@@ -70,7 +70,7 @@ describe.each(databases)('store on $name', (kind) => {
     const cached = await openStore(database.url, { cacheKeys: true });
     const queries: string[] = [];
     cached.db.on('query', (q: { sql: string }) => queries.push(q.sql));
-    // A lookup that makes no query: the key came from memory (SQLite first waits out its settle time).
+    // A lookup that makes no query: the key came from memory (PostgreSQL first needs its listener connected).
     const fromMemory = (secret: string) =>
       vi.waitFor(async () => {
         queries.length = 0;
