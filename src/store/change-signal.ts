@@ -19,9 +19,6 @@ export const noSignal: ChangeSignal = { token: () => null, close: async () => un
 /** An in-memory SQLite database belongs to this process alone, whose own changes empty the cache. */
 export const ownChangesOnly: ChangeSignal = { token: () => 'own', close: async () => undefined };
 
-type Stat = (file: string) => { size: number; ino: number; mtimeMs: number } | undefined;
-const statFile: Stat = (file) => fs.statSync(file, { throwIfNoEntry: false });
-
 /** The file beside an SQLite database that grows by one byte at each change of keys or workspaces. */
 export function changeLog(databaseFile: string): string {
   return `${databaseFile}-changes`;
@@ -35,13 +32,13 @@ export function changeLog(databaseFile: string): string {
  * never served again. The server's own busier writes (extractions, rate-limit counters) leave the log
  * alone. A missing log gives no token.
  */
-export function sqliteLogSignal(databaseFile: string, stat: Stat = statFile): ChangeSignal {
+export function sqliteLogSignal(databaseFile: string): ChangeSignal {
   const log = changeLog(databaseFile);
   // Created (empty) if missing, so that keys can be remembered before the first change.
   fs.appendFileSync(log, '');
   return {
     token() {
-      const s = stat(log);
+      const s = fs.statSync(log, { throwIfNoEntry: false });
       return s ? `${s.ino}:${s.size}:${s.mtimeMs}` : null;
     },
     close: async () => undefined,
@@ -63,8 +60,10 @@ export async function announcingChange<T>(db: Db, work: (trx: Db) => Promise<T>)
     if (pgDb) await trx.raw(`NOTIFY ${CHANGE_CHANNEL}`);
     return done;
   });
-  const file = pgDb ? ':memory:' : (db.client.config.connection as { filename: string }).filename;
-  if (file !== ':memory:') fs.appendFileSync(changeLog(file), '.');
+  if (!pgDb) {
+    const file = (db.client.config.connection as { filename: string }).filename;
+    if (file !== ':memory:') fs.appendFileSync(changeLog(file), '.');
+  }
   return result;
 }
 
