@@ -1,6 +1,6 @@
 import { DocumentError } from '../errors.js';
 import { toPgm } from './image.js';
-import { loadPdfJs, pdfjsAssets, type PdfJs } from './pdfjs.js';
+import { loadPdfJs, pdfjsAssets, sharedPdfWorker, type PdfJs } from './pdfjs.js';
 import type { GrayImage, Word } from './types.js';
 
 type PdfJsDocument = Awaited<ReturnType<PdfJs['getDocument']>['promise']>;
@@ -91,6 +91,7 @@ function itemWords(item: TextItem, m: number[], pageWidth: number, pageHeight: n
 export async function openPdf(bytes: Buffer, limits: PdfLimits): Promise<PdfDocument> {
   const { getDocument, Util } = await loadPdfJs();
   const task = getDocument({
+    worker: await sharedPdfWorker(),
     data: new Uint8Array(bytes),
     isEvalSupported: false,
     useSystemFonts: false,
