@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
 import { decodeFile, MAX_FILE_BYTES } from '../src/extraction/input.js';
 import { createPipeline } from '../src/extraction/pipeline.js';
-import { loadPdfJs, pdfjsAssets } from '../src/extraction/pdfjs.js';
+import { loadPdfJs, pdfjsAssets, sharedPdfWorker } from '../src/extraction/pdfjs.js';
 import { EU_INVOICE, imageOnlyPdf, invoicePdf, largeTextPdf, padPng, renderPage } from '../test/fixtures/documents.js';
 
 const MEMORY_PHASE = '--memory-phase';
@@ -139,7 +139,7 @@ async function meLatencyDuringOcr(scan: Buffer): Promise<void> {
 /** What pdf.js alone takes to open the document and read every page's text, as the pipeline asks it to. */
 async function pdfjsTextLayer(pdf: Buffer): Promise<void> {
   const { getDocument } = await loadPdfJs();
-  const doc = await getDocument({ data: new Uint8Array(pdf), isEvalSupported: false, useSystemFonts: false, verbosity: 0, ...pdfjsAssets }).promise;
+  const doc = await getDocument({ worker: await sharedPdfWorker(), data: new Uint8Array(pdf), isEvalSupported: false, useSystemFonts: false, verbosity: 0, ...pdfjsAssets }).promise;
   for (let n = 1; n <= doc.numPages; n += 1) await (await doc.getPage(n)).getTextContent();
   await doc.destroy();
 }

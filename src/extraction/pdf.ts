@@ -1,6 +1,6 @@
 import { DocumentError } from '../errors.js';
 import { toPgm } from './image.js';
-import { loadPdfJs, pdfjsAssets, type PdfJs } from './pdfjs.js';
+import { loadPdfJs, pdfjsAssets, sharedPdfWorker, type PdfJs } from './pdfjs.js';
 import type { GrayImage, Word } from './types.js';
 
 type PdfJsDocument = Awaited<ReturnType<PdfJs['getDocument']>['promise']>;
@@ -44,21 +44,31 @@ function clamp01(v: number): number {
   return Math.min(1, Math.max(0, v));
 }
 
+/** Characters as a reader counts them (a surrogate pair is one), without spreading the string into an array. */
+function codePoints(text: string): number {
+  let count = text.length;
+  for (let i = 0; i < text.length - 1; i += 1) {
+    if ((text.charCodeAt(i) & 0xfc00) === 0xd800 && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      count -= 1;
+      i += 1;
+    }
+  }
+  return count;
+}
+
 /**
- * Splits a text run into words. pdf.js reports a run's total advance only, so each word gets
+ * Splits a text run into words, added to `words`. pdf.js reports a run's total advance only, so each word gets
  * the share of the width its characters take, which is exact for monospace and close otherwise.
  */
-function itemWords(item: TextItem, m: number[], pageWidth: number, pageHeight: number): Word[] {
+function itemWords(item: TextItem, m: number[], pageWidth: number, pageHeight: number, words: Word[]): void {
   const fontHeight = Math.hypot(m[2]!, m[3]!);
   const scaleX = Math.hypot(m[0]!, m[1]!) / (Math.hypot(item.transform[0]!, item.transform[1]!) || 1);
   const runWidth = item.width * scaleX;
   const top = m[5]! - fontHeight * 0.8;
-  const words: Word[] = [];
-  const chars = [...item.str];
-  const total = chars.length || 1;
+  const total = codePoints(item.str) || 1;
   let offset = 0;
   for (const token of item.str.split(/(\s+)/)) {
-    const length = [...token].length;
+    const length = codePoints(token);
     if (token.trim()) {
       const x = m[4]! + (runWidth * offset) / total;
       const width = (runWidth * length) / total;
@@ -75,13 +85,13 @@ function itemWords(item: TextItem, m: number[], pageWidth: number, pageHeight: n
     }
     offset += length;
   }
-  return words;
 }
 
 /** Opens a PDF and checks the page count before any page is read. */
 export async function openPdf(bytes: Buffer, limits: PdfLimits): Promise<PdfDocument> {
   const { getDocument, Util } = await loadPdfJs();
   const task = getDocument({
+    worker: await sharedPdfWorker(),
     data: new Uint8Array(bytes),
     isEvalSupported: false,
     useSystemFonts: false,
@@ -114,8 +124,9 @@ export async function openPdf(bytes: Buffer, limits: PdfLimits): Promise<PdfDocu
         for (const raw of content.items) {
           if (!('str' in raw) || !raw.str.trim()) continue;
           const item = raw as TextItem;
-          chars += item.str.replace(/[^\p{L}\p{N}]/gu, '').length;
-          words.push(...itemWords(item, Util.transform(viewport.transform, item.transform), viewport.width, viewport.height));
+          // Only whether the page reaches MIN_TEXT_CHARS matters, so counting stops there.
+          if (chars < MIN_TEXT_CHARS) chars += item.str.replace(/[^\p{L}\p{N}]/gu, '').length;
+          itemWords(item, Util.transform(viewport.transform, item.transform), viewport.width, viewport.height, words);
         }
         page.cleanup();
         return chars >= MIN_TEXT_CHARS ? words : null;
@@ -153,5 +164,31 @@ export async function openPdf(bytes: Buffer, limits: PdfLimits): Promise<PdfDocu
     async close() {
       await doc.destroy();
     },
+  };
+}
+
+/**
+ * pdf.js waits on zlib, off the thread, for each page's content stream; reading the next pages'
+ * text meanwhile fills those waits (20-page text PDF: 6-7% faster than page by page, 8-9% with
+ * every page at once, 4-6% with four). Not all pages at once, so that a long document with large
+ * content streams does not have them all inflated together.
+ */
+const READ_AHEAD = 8;
+
+/**
+ * `words` of a document's pages asked in order, each page read while earlier ones are handled
+ * (laid out, or rendered and read by OCR). A read ahead that fails is only reported when its page is asked for.
+ */
+export function wordsInOrder(pdf: PdfDocument): (pageNumber: number) => Promise<Word[] | null> {
+  const reads = new Map<number, Promise<{ words: Word[] | null } | { error: unknown }>>();
+  let next = 1;
+  return async (pageNumber) => {
+    for (; next <= Math.min(pdf.pageCount, pageNumber + READ_AHEAD); next += 1) {
+      reads.set(next, pdf.words(next).then((words) => ({ words }), (error: unknown) => ({ error })));
+    }
+    const read = await reads.get(pageNumber)!;
+    reads.delete(pageNumber);
+    if ('error' in read) throw read.error;
+    return read.words;
   };
 }

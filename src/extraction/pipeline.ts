@@ -5,7 +5,7 @@ import { extractFields } from './fields.js';
 import { prepareImage } from './image.js';
 import { wordsToLines } from './layout.js';
 import { createOcrPool } from './ocr-pool.js';
-import { openPdf } from './pdf.js';
+import { openPdf, wordsInOrder } from './pdf.js';
 import type { ContentType, DocumentText, FoundField, PageText, Word } from './types.js';
 
 export interface PipelineResult {
@@ -58,14 +58,15 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
 
   async function readPdf(bytes: Buffer): Promise<PageText[]> {
     const pdf = await openPdf(bytes, limits);
+    const words = wordsInOrder(pdf);
     const pages: PageText[] = [];
     let ocrPages = 0;
     try {
       for (let n = 1; n <= pdf.pageCount; n += 1) {
         try {
-          const words = await pdf.words(n);
-          if (words) {
-            pages.push({ number: n, source: 'text_layer', lines: wordsToLines(words) });
+          const textLayer = await words(n);
+          if (textLayer) {
+            pages.push({ number: n, source: 'text_layer', lines: wordsToLines(textLayer) });
             continue;
           }
           const image = await pdf.render(n);

@@ -1,5 +1,5 @@
 import { fieldsForLabel, isKnownLabel, startsWithTitle, withoutTrailingTitle } from './labels.js';
-import { union } from './layout.js';
+import { sameRow, union } from './layout.js';
 import { parseDate } from './normalise.js';
 import { EMAIL, isAddressOrContact } from './patterns.js';
 import type { DocumentText, FoundField, LabelValue, Line, PageText, Word } from './types.js';
@@ -115,9 +115,7 @@ function bands(line: Line): Line[] {
   const groups: Word[][] = [];
   // Each word is compared with the nearest word left of it in a band, so a skewed scan stays one band.
   for (const word of [...line.words].sort((a, b) => a.bbox.x - b.bbox.x)) {
-    const overlaps = (other: Word) =>
-      Math.min(other.bbox.y + other.bbox.height, word.bbox.y + word.bbox.height) - Math.max(other.bbox.y, word.bbox.y) > 0.5 * Math.min(other.bbox.height, word.bbox.height);
-    const group = groups.find((g) => overlaps(g.at(-1)!));
+    const group = groups.find((g) => sameRow(g.at(-1)!.bbox, word.bbox));
     if (group) group.push(word);
     else groups.push([word]);
   }
@@ -175,8 +173,10 @@ function domainsOf(lines: Segment[]): Domain[] {
     if (!domains.has(name)) domains.set(name, { name, host });
   };
   for (const { text } of lines) {
-    for (const mail of text.matchAll(EMAIL)) add(mail[0].split('@')[1]!, true);
-    for (const web of text.replace(EMAIL, ' ').matchAll(HOST)) add(web[1]!, false);
+    // The e-mail pattern is costly to try at every word; without an '@' it cannot match.
+    const mails = text.includes('@') ? [...text.matchAll(EMAIL)] : [];
+    for (const mail of mails) add(mail[0].split('@')[1]!, true);
+    for (const web of (mails.length ? text.replace(EMAIL, ' ') : text).matchAll(HOST)) add(web[1]!, false);
   }
   return [...domains.values()];
 }

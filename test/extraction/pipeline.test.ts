@@ -17,6 +17,7 @@ import {
   US_INVOICE,
   webp,
 } from '../fixtures/documents.js';
+import { brokenPagePdf } from '../hostile/pdf-builder.js';
 
 const config = { maxPages: 5, maxImagePixels: 40_000_000, ocrTimeoutMs: 60_000, ocrWorkers: 2, ocrQueueMax: 8 };
 const seen: ExtractionInfo[] = [];
@@ -127,6 +128,13 @@ describe('documents that cannot be read', () => {
     const err = await failure(extract(await invoicePdf(EU_INVOICE, { userPassword: 'secret' }), 'locked.pdf'));
     expect(err.code).toBe('encrypted_document');
     expect(err.message).toBe('The PDF is password-protected; send it without a password.');
+  });
+
+  it('fails at the page that cannot be read, with the pages before it done, though later pages were read ahead', async () => {
+    const err = await failure(extract(brokenPagePdf(5, 3), 'broken-page.pdf'));
+    expect(err.code).toBe('unreadable_document');
+    expect(err.pages).toBe(2);
+    expect(err.message).toMatch(/^Page 3 of the PDF cannot be read: /);
   });
 
   it('fails a PDF over the page limit before reading any page', async () => {

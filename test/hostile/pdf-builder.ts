@@ -31,3 +31,21 @@ export function hugePagePdf(size: number): Buffer {
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
   ]);
 }
+
+/** `count` pages of one line of text each, but page `broken` of the page tree is a number, not a page. */
+export function brokenPagePdf(count: number, broken: number): Buffer {
+  const objects = ['<< /Type /Catalog /Pages 2 0 R >>', '', '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'];
+  const kids: string[] = [];
+  for (let n = 1; n <= count; n += 1) {
+    kids.push(`${objects.length + 1} 0 R`);
+    if (n === broken) {
+      objects.push('42');
+      continue;
+    }
+    const content = `BT /F1 12 Tf 72 700 Td (Page ${n}: delivery terms apply to every order.) Tj ET`;
+    objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${objects.length + 2} 0 R >>`);
+    objects.push(`<< /Length ${content.length} >>\nstream\n${content}\nendstream`);
+  }
+  objects[1] = `<< /Type /Pages /Kids [${kids.join(' ')}] /Count ${count} >>`;
+  return rawPdf(objects);
+}
