@@ -43,7 +43,7 @@ function pathParams(operation: Operation): (path: string) => Record<string, stri
  * Validates the request with the schemas openapi-backend compiled from the document for the operation
  * that `matchRoute` found, then calls the handler registered under its operationId. The members are
  * gathered once here: openapi-backend's `handleRequest` parses each request three times and matches it
- * again (21 µs for GET /v1/me, 48 µs for GET /v1/extractions/{id}, against under 1 µs for this), for
+ * again (21 µs for GET /v1/me, 48 µs for GET /v1/extractions/{id}, against 0.3 and 1.2 µs for this), for
  * security handlers that the auth middleware has already replaced.
  */
 export function dispatch(api: OpenAPIBackend, handlers: Record<string, OperationHandler>): Middleware {
