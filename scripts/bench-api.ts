@@ -27,6 +27,7 @@ import { openStore } from '../src/store/index.js';
 import { requestId } from '../src/http/request-id.js';
 import { securityHeaders } from '../src/http/security-headers.js';
 import { rateLimitHeaders } from '../src/http/rate-limit.js';
+import { median } from '../src/extraction/median.js';
 
 /** The part of autocannon's (untyped) API used here. */
 interface AutocannonResult {
@@ -148,8 +149,6 @@ async function load(target: Target, path: string, headers: Record<string, string
   return { requests: result.requests.total, seconds: duration, cpuSeconds: cpu, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
 /** Runs taken in turn, added up: requests and CPU summed, latencies the median run's. */
 function figures(runs: Run[]): Figures {
   const requests = runs.reduce((n, r) => n + r.requests, 0);
@@ -157,8 +156,8 @@ function figures(runs: Run[]): Figures {
   return {
     rps: requests / runs.reduce((n, r) => n + r.seconds, 0),
     cpuUs: cpu === null ? null : (1e6 * cpu) / requests,
-    p50: median(runs.map((r) => r.p50)),
-    p99: median(runs.map((r) => r.p99)),
+    p50: median(runs.map((r) => r.p50))!,
+    p99: median(runs.map((r) => r.p99))!,
     non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
     errors: runs.reduce((n, r) => n + r.errors, 0),
   };
