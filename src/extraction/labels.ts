@@ -1,3 +1,4 @@
+import { loadLexicon, lexiconDir } from './lexicon.js';
 import { withoutCurrencyCodes } from './normalise.js';
 /** The canonical invoice and receipt fields and the label phrases (in several languages) that introduce them. */
 
@@ -21,79 +22,47 @@ export const CANONICAL_FIELDS = [
 
 export type CanonicalField = (typeof CANONICAL_FIELDS)[number];
 
-/** How a field's value is read and normalised. */
-export type ValueKind = 'id' | 'date' | 'name' | 'amount' | 'currency' | 'tax_id' | 'iban' | 'email' | 'phone';
+/** How a field's value is read and normalised; `none` for labels whose value is never read (a tax rate, an item count). */
+export type ValueKind = 'id' | 'date' | 'name' | 'amount' | 'currency' | 'tax_id' | 'iban' | 'email' | 'phone' | 'none';
 
-/**
- * Label patterns over the normalised label (see `normaliseLabel`): lower case, currency codes,
- * percentages, dots and hyphens removed, and every "number"/"Nr."/"#"/"N°" spelled "no".
- */
-const LABELS: { field: CanonicalField; kind: ValueKind; pattern: RegExp }[] = [
-  {
-    field: 'invoice_number',
-    kind: 'id',
-    pattern:
-      /^(?:(?:invoice|inv|bill|receipt|rechnung|rechnungs|facture|factura|fattura|beleg|document|doc|factuur|faktura|quittung) ?no|invoice id|invoice ref(?:erence)?|rechnungsnummer|rechnungsnr|belegnummer|belegnr|no de (?:la )?facture|no de factura|no (?:della )?fattura|factuurnummer|fakturanummer)$/u,
-  },
-  {
-    field: 'invoice_date',
-    kind: 'date',
-    pattern:
-      /^(?:(?:invoice|receipt|issue|billing|document|bill|tax) date|date|date of issue|date issued|issued|issued on|rechnungsdatum|belegdatum|datum|ausstellungsdatum|leistungsdatum|date de (?:la )?facture|date démission|date de facturation|fecha|fecha de (?:la )?factura|fecha de emisión|data|data (?:della )?fattura|factuurdatum)$/u,
-  },
-  {
-    field: 'due_date',
-    kind: 'date',
-    pattern:
-      /^(?:due|due date|payment due|payment due date|due by|due on|payable by|pay by|fällig|fällig am|fälligkeit|fälligkeitsdatum|zahlbar bis|zahlungsziel|échéance|date déchéance|date limite de paiement|fecha de vencimiento|vencimiento|scadenza|data di scadenza|vervaldatum)$/u,
-  },
-  {
-    field: 'vendor_name',
-    kind: 'name',
-    pattern:
-      /^(?:from|seller|vendor|supplier|sold by|bill from|billed from|issued by|issuer|merchant|(?:service )?provider|verkäufer|lieferant|rechnungssteller|anbieter|fournisseur|vendeur|émetteur|prestataire|proveedor|emisor|vendedor|fornitore|venditore|leverancier|verkoper|sprzedawca|dostawca)(?: name)?$/u,
-  },
-  {
-    field: 'customer_name',
-    kind: 'name',
-    pattern:
-      /^(?:bill to|billed to|invoice to|invoiced to|sold to|customer|client|buyer|recipient|billing address|invoice address|bill to address|kunde|käufer|rechnungsempfänger|empfänger|rechnungsadresse|facturé à|facturer à|destinataire|acheteur|adresse de facturation|cliente|facturar a|comprador|klant|koper|factuuradres|nabywca)(?: name)?$/u,
-  },
-  {
-    field: 'subtotal',
-    kind: 'amount',
-    pattern:
-      /^(?:sub ?total|net|net amount|net total|total net|total excl(?: vat| tax)?|total excluding (?:vat|tax)|amount before tax|total before tax|zwischensumme|nettobetrag|netto|nettosumme|summe netto|gesamt netto|total ht|sous ?total|montant ht|base imponible|imponibile|subtotaal)$/u,
-  },
-  {
-    field: 'tax_amount',
-    kind: 'amount',
-    pattern:
-      /^(?:vat|tax|gst|hst|pst|sales tax|mwst|ust|umsatzsteuer|mehrwertsteuer|tva|iva|btw|vat amount|tax amount|total (?:vat|tax|tva|mwst)|montant tva|plus (?:vat|mwst|ust)|zzgl (?:mwst|ust)|enthaltene mwst|incl vat|inkl mwst)$/u,
-  },
-  {
-    field: 'total_amount',
-    kind: 'amount',
-    pattern:
-      /^(?:total|grand total|total amount|amount due|balance due|total due|amount payable|total payable|total to pay|invoice total|total incl(?: vat| tax)?|total including (?:vat|tax)|gesamtbetrag|gesamt|gesamtsumme|rechnungsbetrag|endbetrag|zu zahlen|zahlbetrag|summe|bruttobetrag|brutto|total ttc|montant ttc|net à payer|montant total|total à payer|somme à payer|montant à payer|reste à payer|total for this invoice|należność|należność ogółem|do zapłaty|razem do zapłaty|kwota do zapłaty|total a pagar|importe total|totale|totale fattura|totaal|te betalen)$/u,
-  },
-  { field: 'currency', kind: 'currency', pattern: /^(?:currency|währung|devise|moneda|valuta)$/u },
-  {
-    field: 'purchase_order',
-    kind: 'id',
-    pattern:
-      /^(?:(?:po|purchase order|order|customer order|your order|po ref|order ref(?:erence)?)(?: no)?|bestellnummer|bestellnr|bestellung|ihre bestellung|bon de commande|commande|no de commande|orden de compra|ordine)$/u,
-  },
-  {
-    field: 'vendor_tax_id',
-    kind: 'tax_id',
-    pattern:
-      /^(?:(?:vat|tax|gst|tva|btw|iva)(?: reg| registration| identification)?(?: id| no)+|vat|tax|vat reg|tin|ein|abn|ust ?id(?: no)?|ustidnr|umsatzsteuer ?id(?:entifikationsnummer)?|steuernummer|steuernr|stnr|siret|siren|nif|cif|partita iva|piva|no tva(?: intracommunautaire)?|tva intracommunautaire|no de tva)$/u,
-  },
-  { field: 'iban', kind: 'iban', pattern: /^iban(?: no| code)?$/u },
-  { field: 'email', kind: 'email', pattern: /^(?:email|mail|email address|e mail)$/u },
-  { field: 'phone', kind: 'phone', pattern: /^(?:phone|tel|telephone|telefon|téléphone|tél|mobile|mob|fon|telefonnummer)(?: no)?$/u },
-];
+/** Amounts and dates a receipt or invoice labels besides the canonical fields; the resolver weighs them (cash tendered, change, rounding). */
+export const AUXILIARY_FIELDS = ['amount_tendered', 'change_due', 'rounding', 'discount', 'prepaid', 'surcharge', 'service_charge', 'line_total', 'other_date', 'item_count', 'tax_rate'] as const;
+export type AuxiliaryField = (typeof AUXILIARY_FIELDS)[number];
+export type LabelledField = CanonicalField | AuxiliaryField;
+
+const KINDS: Record<LabelledField, ValueKind> = {
+  invoice_number: 'id',
+  invoice_date: 'date',
+  due_date: 'date',
+  vendor_name: 'name',
+  vendor_address: 'none',
+  customer_name: 'name',
+  subtotal: 'amount',
+  tax_amount: 'amount',
+  total_amount: 'amount',
+  currency: 'currency',
+  purchase_order: 'id',
+  vendor_tax_id: 'tax_id',
+  iban: 'iban',
+  email: 'email',
+  phone: 'phone',
+  amount_tendered: 'amount',
+  change_due: 'amount',
+  rounding: 'amount',
+  discount: 'amount',
+  prepaid: 'amount',
+  surcharge: 'amount',
+  service_charge: 'amount',
+  line_total: 'amount',
+  other_date: 'date',
+  item_count: 'none',
+  tax_rate: 'none',
+};
+
+/** Kinds whose label may carry extra words around a lexicon phrase ("Rechnungsbetrag inkl. 19% MwSt"): their values are checked by shape, a name's are not. */
+const LOOSE_KINDS = new Set<ValueKind>(['amount', 'date', 'id', 'none']);
+/** A longer phrase is a sentence, not a label. */
+const LOOSE_MAX_WORDS = 6;
 
 /**
  * Words that name the document itself ("Invoice", "Rechnung", "Kopie factuur"): a heading, so
@@ -135,23 +104,57 @@ export function normaliseLabel(label: string): string {
     .trim();
 }
 
-type LabelFields = readonly { field: CanonicalField; kind: ValueKind }[];
-
-/** Answers by printed label: a document repeats its labels on every page, and layout asks about each phrase. */
-const known = new Map<string, LabelFields>();
-const KNOWN_MAX = 10_000;
-
-/** Canonical fields a label may introduce, in the order their value should be tried. */
-export function fieldsForLabel(label: string): LabelFields {
-  let fields = known.get(label);
-  if (fields) return fields;
-  const normalised = normaliseLabel(label);
-  fields = normalised ? LABELS.filter((l) => l.pattern.test(normalised)).map(({ field, kind }) => ({ field, kind })) : [];
-  if (known.size >= KNOWN_MAX) known.clear();
-  known.set(label, fields);
-  return fields;
+export interface LabelMatch {
+  /** Fields the label may introduce, in the order their value should be tried. */
+  fields: readonly { field: LabelledField; kind: ValueKind }[];
+  /** The label is a lexicon phrase, not a phrase containing one. */
+  exact: boolean;
+  /** The lexicon phrase found, folded. */
+  entry: string;
+  /** 0-1: the share of the label's words the lexicon phrase covers. */
+  coverage: number;
 }
 
+const lexicon = loadLexicon(lexiconDir('labels'), normaliseLabel);
+
+/** Answers by printed label: a document repeats its labels on every page, and layout asks about each phrase. */
+const known = new Map<string, LabelMatch | null>();
+const KNOWN_MAX = 10_000;
+
+/**
+ * What a printed label introduces: the lexicon phrase it is, or else the longest one it contains
+ * with other words around it ("Total (RM)", "Gesamtbetrag EUR", "Rechnungsbetrag inkl. MwSt"),
+ * for fields whose values are checked by shape. Null for a phrase that is no label.
+ */
+export function matchLabel(label: string): LabelMatch | null {
+  if (known.has(label)) return known.get(label)!;
+  const found = lexicon.match(label);
+  let match: LabelMatch | null = null;
+  if (found) {
+    const fields = found.fields.map((field) => ({ field: field as LabelledField, kind: KINDS[field as LabelledField] ?? 'none' }));
+    const loose = !found.exact && (fields.some((f) => !LOOSE_KINDS.has(f.kind)) || normaliseLabel(label).split(' ').length > LOOSE_MAX_WORDS || /\d/.test(normaliseLabel(label)));
+    if (!loose || found.exact) match = { fields, exact: found.exact, entry: found.entry, coverage: found.coverage };
+  }
+  if (known.size >= KNOWN_MAX) known.clear();
+  known.set(label, match);
+  return match;
+}
+
+type LabelFields = readonly { field: CanonicalField; kind: ValueKind }[];
+
+/** Canonical fields a label (exactly a lexicon phrase) may introduce, in the order their value should be tried. */
+export function fieldsForLabel(label: string): LabelFields {
+  const match = matchLabel(label);
+  if (!match?.exact) return [];
+  return match.fields.filter((f): f is { field: CanonicalField; kind: ValueKind } => (CANONICAL_FIELDS as readonly string[]).includes(f.field));
+}
+
+/** Whether the label is exactly a lexicon phrase, of a canonical field or not. */
 export function isKnownLabel(label: string): boolean {
-  return fieldsForLabel(label).length > 0;
+  return matchLabel(label)?.exact ?? false;
+}
+
+/** Whether layout should read the phrase as a label: a lexicon phrase, or one containing a phrase of a field checked by shape. */
+export function isLabelPhrase(label: string): boolean {
+  return matchLabel(label) !== null;
 }

@@ -2,13 +2,8 @@ import { fieldsForLabel, isKnownLabel, startsWithTitle, withoutTrailingTitle } f
 import { sameRow, union } from './layout.js';
 import { parseDate } from './normalise.js';
 import { EMAIL, isAddressOrContact } from './patterns.js';
+import type { Located } from './finders/types.js';
 import type { DocumentText, FoundField, LabelValue, Line, PageText, Word } from './types.js';
-
-/** Where a line sits: the caller's exclusions (the customer's block) are asked in these terms. */
-export interface Located {
-  page: number;
-  line: Line;
-}
 
 export interface Vendor {
   name: FoundField;
@@ -66,7 +61,7 @@ interface Domain {
 }
 
 /** The name without its legal form, case or punctuation: "Amazon Web Services, Inc." and "AMAZON WEB SERVICES" share it. */
-function keyOf(name: string): string {
+export function keyOf(name: string): string {
   return name
     .replace(TRAILING_FORMS, '')
     .normalize('NFD')
@@ -76,11 +71,11 @@ function keyOf(name: string): string {
     .trim();
 }
 
-function hasLegalForm(name: string): boolean {
+export function hasLegalForm(name: string): boolean {
   return TRAILING_FORMS.test(name);
 }
 
-function readsLikeName(text: string): boolean {
+export function readsLikeName(text: string): boolean {
   const words = text.split(/\s+/);
   // A word of two letters at least: letters standing alone are a spaced-out title or a logo read
   // letter by letter ("I N V O I C E" read as "N V"), not a name.
@@ -144,7 +139,7 @@ function where(page: number, line: Line): { says: string; edge: boolean } {
 }
 
 /** A customer or delivery label and the lines under it, in its column, down to the first wide gap. */
-function recipientLines(page: PageText): Set<Line> {
+export function recipientLines(page: PageText): Set<Line> {
   const inBlock = new Set<Line>();
   for (const label of page.lines) {
     const phrase = label.text.replace(/\s*[:：]\s*$/, '');

@@ -1,0 +1,33 @@
+import { isLabelPhrase } from '../labels.js';
+import { findPairs } from '../layout.js';
+import { dateOrderOf } from '../normalise.js';
+import { documentText } from '../text.js';
+import type { DocumentText, Line, Word } from '../types.js';
+import { recipientLines } from '../vendor.js';
+import { documentTypeOf } from '../document-type.js';
+import type { FinderContext, Located } from './types.js';
+
+/** Everything finders share, worked out once per document. */
+export function finderContext(doc: DocumentText): FinderContext & { documentTypeSays: string } {
+  const text = documentText(doc);
+  // Layout asks about the same short phrases again and again (every line prefix), so answers are kept per document.
+  const answers = new Map<string, boolean>();
+  const isLabel = (phrase: string) => answers.get(phrase) ?? answers.set(phrase, isLabelPhrase(phrase)).get(phrase)!;
+  const lines: Located[] = doc.pages.flatMap((page) => page.lines.map((line) => ({ page: page.number, line })));
+  const byWord = new Map<Word, Located>();
+  for (const located of lines) for (const word of located.line.words) byWord.set(word, located);
+  const recipients = new Set<Line>(doc.pages.flatMap((page) => [...recipientLines(page)]));
+  const { type, says } = documentTypeOf(doc, text);
+  return {
+    doc,
+    text,
+    order: dateOrderOf(text),
+    documentType: type,
+    documentTypeSays: says,
+    isLabel,
+    pairs: doc.pages.flatMap((page) => findPairs(page, isLabel)),
+    lines,
+    lineOf: (word) => byWord.get(word),
+    inRecipientBlock: (l) => recipients.has(l.line),
+  };
+}

@@ -1,0 +1,32 @@
+import { parseDate } from '../normalise.js';
+import { spanOf } from './words.js';
+import type { Candidate, Finder } from './types.js';
+
+/** A time of day beside a date: receipts print when the sale was made. */
+const TIME = /\b\d{1,2}:\d{2}(?::\d{2})?\s*(?:[AaPp][Mm])?\b/;
+
+/**
+ * Dates without a label: every date of the document, the first ones most likely the document's
+ * own. A date printed with a time of day is the moment of a sale, as receipts print it.
+ */
+export const unlabelledDates: Finder = (ctx) => {
+  const out: Candidate[] = [];
+  for (const located of ctx.lines) {
+    const date = parseDate(located.line.text, ctx.order);
+    if (!date) continue;
+    const start = located.line.text.indexOf(date.matched);
+    const timed = TIME.test(located.line.text.replace(date.matched, ' '));
+    const first = out.length === 0;
+    out.push({
+      field: 'invoice_date',
+      value: date.value,
+      score: (first ? 0.55 : 0.35) * (date.ambiguous ? 0.8 : 1) + (timed ? 0.15 : 0),
+      ...spanOf(located.line, start, start + date.matched.length),
+      explanation: `${first ? 'first date' : 'date'} on page ${located.page}${timed ? ', printed with a time of day' : ''} (no date label)`,
+      page: located.page,
+      row: located.line.row,
+    });
+    if (out.length >= 5) break;
+  }
+  return out;
+};

@@ -1,0 +1,129 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { isKnownLabel, startsWithTitle } from '../labels.js';
+import { foldPhrase } from '../lexicon.js';
+import { union } from '../layout.js';
+import { parseDate } from '../normalise.js';
+import { isAddressOrContact } from '../patterns.js';
+import type { Line } from '../types.js';
+import { hasLegalForm, readsLikeName } from '../vendor.js';
+import { meanConfidence } from './words.js';
+import type { Candidate, Finder } from './types.js';
+
+const words = JSON.parse(readFileSync(fileURLToPath(new URL('../lexicon/address.json', import.meta.url)), 'utf8')) as Record<'street' | 'business' | 'registration', string[]>;
+const phrases = (list: string[]) => list.map((w) => ` ${foldPhrase(w)} `);
+const STREET = phrases(words.street);
+const BUSINESS = phrases(words.business);
+const REGISTRATION = phrases(words.registration);
+
+const has = (text: string, list: string[]) => {
+  const folded = ` ${foldPhrase(text)} `;
+  return list.some((p) => folded.includes(p));
+};
+
+/** A postcode (four to six digits alone) or a house number before the street ("27,JALAN", "12 Main St"). */
+const POSTCODE = /(?<![\d-])\d{4,6}(?![\d-])/;
+const HOUSE_NUMBER = /^(?:no\.?\s*)?\d{1,5}[A-Za-z]?\s*[,.]/i;
+/** A company or tax registration number alone, often in brackets: "(933109-X)", "JM0325955-V". */
+const REGISTRATION_NUMBER = /^\(?[A-Z]{0,3}\s?\d{4,}[-\s]?[A-Z]?\)?\.?$/;
+const HEADER_ROWS = 14;
+
+type Kind = 'name' | 'address' | 'registration' | 'contact' | 'end' | 'other';
+
+interface Row {
+  text: string;
+  lines: Line[];
+  kind: Kind;
+  business: boolean;
+}
+
+function kindOf(text: string): Kind {
+  const trimmed = text.trim();
+  if (startsWithTitle(trimmed) || parseDate(trimmed) || isKnownLabel(trimmed.replace(/\s*[:：].*$/, ''))) return 'end';
+  if (REGISTRATION_NUMBER.test(trimmed.replace(/\s+/g, ' ')) || has(trimmed, REGISTRATION)) return 'registration';
+  if (isAddressOrContact(trimmed) && !POSTCODE.test(trimmed)) return 'contact';
+  if (has(trimmed, STREET) || HOUSE_NUMBER.test(trimmed) || (POSTCODE.test(trimmed) && /\p{L}{3,}/u.test(trimmed))) return 'address';
+  if (readsLikeName(trimmed)) return 'name';
+  return 'other';
+}
+
+/** The first page's rows from the top down to the first date, title or label: a letterhead or a receipt's header. */
+function headerRows(lines: Line[]): Row[] {
+  const rows: Row[] = [];
+  for (const line of lines) {
+    const last = rows.at(-1);
+    if (last && last.lines[0]!.row === line.row) {
+      last.lines.push(line);
+      last.text += ` ${line.text}`;
+      continue;
+    }
+    if (rows.length && rows.at(-1)!.kind === 'end') break;
+    if (rows.length >= HEADER_ROWS || line.bbox.y > 0.5) break;
+    rows.push({ text: line.text, lines: [line], kind: 'other', business: false });
+  }
+  for (const row of rows) {
+    row.kind = kindOf(row.text);
+    row.business = row.kind === 'name' && (hasLegalForm(row.text) || has(row.text, BUSINESS));
+  }
+  return rows.filter((r) => r.kind !== 'end');
+}
+
+/**
+ * The issuer at the head of a receipt or letterhead: the company line (a legal form or a trade
+ * word such as "Sdn Bhd", "Trading", "GmbH"), or else the name line nearest above the address,
+ * and the address lines under it down to the phone, registration or tax line. Strong on
+ * receipts, whose header holds little else; a hint on invoices, where other finders weigh more.
+ */
+export const headerBlock: Finder = (ctx) => {
+  const page = ctx.doc.pages[0];
+  if (!page) return [];
+  const rows = headerRows(page.lines.filter((line) => !ctx.inRecipientBlock({ page: page.number, line })));
+  const firstAddress = rows.findIndex((r) => r.kind === 'address');
+  const above = firstAddress >= 0 ? rows.slice(0, firstAddress) : rows;
+  let start = above.findIndex((r) => r.business);
+  let how = 'company line';
+  if (start < 0) {
+    start = above.map((r) => r.kind).lastIndexOf('name');
+    how = firstAddress >= 0 ? 'name line above the address' : 'first name line';
+  }
+  if (start < 0) return [];
+  // A company name broken over two lines ("HOME MASTER HARDWARE &" / "ELECTRICAL").
+  let end = start;
+  while (end + 1 < above.length && above[end + 1]!.kind === 'name' && (/[&,\-]$/.test(above[end]!.text.trim()) || above[end + 1]!.business)) end += 1;
+  const nameRows = rows.slice(start, end + 1);
+  const name = nameRows.map((r) => r.text.trim()).join(' ');
+  const nameLines = nameRows.flatMap((r) => r.lines);
+  const receipt = ctx.documentType === 'receipt';
+  const out: Candidate[] = [
+    {
+      field: 'vendor_name',
+      value: name.replace(/[,;&\s]+$/, ''),
+      score: (receipt ? 0.8 : 0.45) * (how === 'company line' ? 1 : how === 'first name line' ? 0.75 : 0.9),
+      textConfidence: meanConfidence(nameLines.flatMap((l) => l.words)),
+      explanation: `${how} of the header block on page ${page.number}`,
+      page: page.number,
+      bbox: union(nameLines.map((l) => l.bbox)),
+      row: nameLines[0]!.row,
+    },
+  ];
+  const from = firstAddress >= 0 && firstAddress > end ? firstAddress : -1;
+  if (from >= 0) {
+    const block: Row[] = [];
+    for (const row of rows.slice(from)) {
+      if (row.kind === 'contact' || row.kind === 'registration' || block.length >= 5) break;
+      block.push(row);
+    }
+    const addressLines = block.flatMap((r) => r.lines);
+    out.push({
+      field: 'vendor_address',
+      value: block.map((r) => r.text.trim()).join(' '),
+      score: receipt ? 0.75 : 0.4,
+      textConfidence: meanConfidence(addressLines.flatMap((l) => l.words)),
+      explanation: `${block.length} address line${block.length > 1 ? 's' : ''} under the vendor name in the header block on page ${page.number}`,
+      page: page.number,
+      bbox: union(addressLines.map((l) => l.bbox)),
+      belongsTo: out[0]!.value,
+    });
+  }
+  return out;
+};

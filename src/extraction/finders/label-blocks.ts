@@ -1,0 +1,74 @@
+import { matchLabel } from '../labels.js';
+import { union } from '../layout.js';
+import { isAddressOrContact } from '../patterns.js';
+import type { Line, PageText } from '../types.js';
+import { readsLikeName } from '../vendor.js';
+import { meanConfidence } from './words.js';
+import type { Candidate, Finder } from './types.js';
+
+const BLOCK_LINES = 6;
+const PARTY_FIELDS = new Set(['vendor_name', 'customer_name']);
+
+/** The lines under `label` in its column, down to the first wide gap. */
+function linesUnder(page: PageText, label: Line): Line[] {
+  const out: Line[] = [];
+  let bottom = label.bbox.y + label.bbox.height;
+  for (const line of page.lines) {
+    if (line.row <= label.row || out.length >= BLOCK_LINES) continue;
+    if (line.bbox.x < label.bbox.x - 0.02 || line.bbox.x > label.bbox.x + Math.max(label.bbox.width, 0.15)) continue;
+    if (line.bbox.y - bottom > 2.5 * label.bbox.height) break;
+    out.push(line);
+    bottom = line.bbox.y + line.bbox.height;
+  }
+  return out;
+}
+
+/**
+ * A party's block: a seller or buyer label ("Verkäufer:", "Bill to") alone on its line and the
+ * lines under it. The party's name is the first line that reads like a name (numbers such as
+ * "Kundennummer: 123" or a GLN are skipped), the seller's address the lines after it.
+ */
+export const partyBlocks: Finder = (ctx) => {
+  const out: Candidate[] = [];
+  for (const page of ctx.doc.pages) {
+    for (const label of page.lines) {
+      const match = matchLabel(label.text.replace(/\s*[:：]\s*$/, ''));
+      const field = match?.exact ? match.fields.find((f) => PARTY_FIELDS.has(f.field))?.field : undefined;
+      if (!field) continue;
+      const under = linesUnder(page, label);
+      const at = under.findIndex((l) => readsLikeName(l.text) && !l.text.includes(':'));
+      if (at < 0) continue;
+      const name = under[at]!;
+      const skipped = at > 0 ? `, ${at} line${at > 1 ? 's' : ''} of numbers skipped` : '';
+      out.push({
+        field: field as 'vendor_name' | 'customer_name',
+        value: name.text.replace(/[,;]$/, ''),
+        score: 0.88,
+        textConfidence: name.confidence,
+        explanation: `first name under the label '${label.text.replace(/\s*[:：]\s*$/, '')}' on page ${page.number}${skipped}`,
+        page: page.number,
+        bbox: name.bbox,
+        row: name.row,
+      });
+      if (field !== 'vendor_name') continue;
+      const address: Line[] = [];
+      for (const line of under.slice(at + 1)) {
+        if (isAddressOrContact(line.text) || address.length >= 3) break;
+        address.push(line);
+      }
+      if (address.length) {
+        out.push({
+          field: 'vendor_address',
+          value: address.map((l) => l.text.trim()).join(', '),
+          score: 0.8,
+          textConfidence: meanConfidence(address.flatMap((l) => l.words)),
+          explanation: `${address.length} line${address.length > 1 ? 's' : ''} under the seller's name on page ${page.number}`,
+          page: page.number,
+          bbox: union(address.map((l) => l.bbox)),
+          belongsTo: name.text.replace(/[,;]$/, ''),
+        });
+      }
+    }
+  }
+  return out;
+};

@@ -1,0 +1,47 @@
+import { matchLabel } from '../labels.js';
+import type { LabelValue } from '../types.js';
+import { readValue } from './read-value.js';
+import type { Candidate, Finder } from './types.js';
+
+/** Contact and tax details under the customer's label are the customer's, not the vendor's. */
+const VENDOR_DETAILS = new Set(['vendor_tax_id', 'email', 'phone', 'iban']);
+
+export function labelExplanation(pair: LabelValue, note?: string): string {
+  const where = pair.position === 'right' ? 'value to the right' : 'value below';
+  return `label '${pair.label}' on page ${pair.page}, ${where}${note ? ` (${note})` : ''}`;
+}
+
+/**
+ * Values beside or under their labels. A label that is a lexicon phrase counts most; one that
+ * contains a phrase among other words ("Total (RM)", "Rechnungsbetrag inkl. MwSt") less, the
+ * less of it the phrase covers. A label may stand for several fields ("VAT": the tax or the VAT
+ * number); the first whose value reads is taken.
+ */
+export const labelledValues: Finder = (ctx) => {
+  const out: Candidate[] = [];
+  for (const pair of ctx.pairs) {
+    const match = matchLabel(pair.label);
+    if (!match) continue;
+    for (const { field, kind } of match.fields) {
+      const read = readValue(kind, pair.value, ctx.order);
+      if (!read) continue;
+      const strength = match.exact ? 0.9 : 0.55 + 0.3 * match.coverage;
+      const below = pair.position === 'below' ? 0.95 : 1;
+      const line = ctx.lineOf(pair.valueWords[0]!);
+      const customers = VENDOR_DETAILS.has(field) && line && ctx.inRecipientBlock(line) ? 0.6 : 1;
+      out.push({
+        field,
+        value: read.value,
+        score: strength * below * read.quality * customers,
+        textConfidence: pair.confidence,
+        explanation: labelExplanation(pair, [read.note, match.exact ? '' : `label contains '${match.entry}'`].filter(Boolean).join('; ') || undefined),
+        page: pair.page,
+        bbox: pair.valueBox,
+        row: line?.line.row,
+        ...(kind === 'amount' ? { amount: Number(read.value) } : {}),
+      });
+      break;
+    }
+  }
+  return out;
+};

@@ -1,0 +1,66 @@
+import { isKnownLabel, type ValueKind } from '../labels.js';
+import { currencyOf, type DateOrder, ibanValid, parseAmount, parseDate } from '../normalise.js';
+import { EMAIL, PHONE } from '../patterns.js';
+
+export interface ReadValue {
+  value: string;
+  /** 0-1: how sure the reading is, apart from OCR confidence. */
+  quality: number;
+  note?: string;
+}
+
+/** Reads a labelled value as a field of `kind` would hold it, or null when it has not that shape. */
+export function readValue(kind: ValueKind, text: string, order: DateOrder): ReadValue | null {
+  const raw = text.replace(/\s+/g, ' ').trim();
+  switch (kind) {
+    case 'date': {
+      const date = parseDate(raw, order);
+      if (!date) return null;
+      return date.ambiguous ? { value: date.value, quality: 0.8, note: `day and month could be swapped; read ${order}` } : { value: date.value, quality: 1 };
+    }
+    case 'amount': {
+      if (!/\d/.test(raw) || parseDate(raw)) return null;
+      const amount = parseAmount(raw);
+      if (!amount) return null;
+      // "12.30" is an amount; "3" under a "Total" column heading is more likely a count.
+      return { value: amount.value, quality: /\d[.,]\d{2}(?!\d)/.test(amount.matched) ? 1 : 0.7 };
+    }
+    case 'id': {
+      const token = raw.replace(/^(?:[#:.\s]|n[°º])+/i, '').split(' ')[0]!.replace(/[.,;]$/, '');
+      if (!/\d/.test(token) || !/^[\p{L}\p{N}][\p{L}\p{N}\-/._]{0,39}$/u.test(token) || parseDate(token)) return null;
+      return { value: token, quality: 1 };
+    }
+    case 'name': {
+      const letters = raw.replace(/[^\p{L}]/gu, '').length;
+      if (letters < 2 || raw.length > 100 || isKnownLabel(raw) || /^\(.*\)$/.test(raw) || /[:：]|\d{5,}/.test(raw)) return null;
+      return { value: raw.replace(/[,;]$/, ''), quality: 1 };
+    }
+    case 'currency': {
+      const code = currencyOf(raw);
+      return code ? { value: code, quality: 1 } : null;
+    }
+    case 'tax_id': {
+      const compact = raw.replace(/[\s]/g, '').toUpperCase();
+      const digits = compact.replace(/\D/g, '').length;
+      if (!/^[A-Z]{0,4}[0-9][0-9A-Z\-/.]{4,18}$/.test(compact) || digits < 6 || /^\d+[.,]\d{2}$/.test(compact)) return null;
+      return { value: compact, quality: 1 };
+    }
+    case 'iban': {
+      const compact = raw.replace(/\s+/g, '').toUpperCase();
+      if (!ibanValid(compact)) return null;
+      return { value: compact, quality: 1, note: 'checksum valid' };
+    }
+    case 'email': {
+      const email = raw.match(EMAIL)?.[0];
+      return email ? { value: email, quality: 1 } : null;
+    }
+    case 'phone': {
+      const phone = raw.match(PHONE)?.[0];
+      const digits = phone?.replace(/\D/g, '').length ?? 0;
+      if (!phone || digits < 6 || digits > 15) return null;
+      return { value: phone.replace(/\s+/g, ' ').trim(), quality: 1 };
+    }
+    case 'none':
+      return null;
+  }
+}

@@ -1,0 +1,12 @@
+import { findVendor } from '../vendor.js';
+import type { Candidate, Finder } from './types.js';
+
+/** The vendor by the signals of `findVendor` (legal form, web domain, payee, prominent letterhead line) when no label names it. */
+export const vendorSignals: Finder = (ctx) => {
+  const vendor = findVendor(ctx.doc, ctx.pairs, ctx.inRecipientBlock);
+  if (!vendor) return [];
+  const { name, address } = vendor;
+  const out: Candidate[] = [{ ...name, field: 'vendor_name', score: name.confidence / 100, textConfidence: 100 }];
+  if (address) out.push({ ...address, field: 'vendor_address', score: address.confidence / 100, textConfidence: 100, belongsTo: name.value });
+  return out;
+};

@@ -1,0 +1,94 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Label lexicons: for each language a data file (`lexicon/labels/<lang>.json`) mapping a field
+ * name to the phrases that introduce it. Adding a language or a synonym is editing data. Phrases
+ * are compared folded (see `foldPhrase`), so files may write them with accents and punctuation.
+ */
+
+/** One lexicon phrase: the words it is made of and the fields it may introduce, in the files' order. */
+interface Entry {
+  words: string[];
+  fields: string[];
+}
+
+export interface PhraseMatch {
+  /** Fields the matched phrase introduces, the first the likeliest. */
+  fields: string[];
+  /** The whole phrase is a lexicon entry (not only contains one). */
+  exact: boolean;
+  /** The lexicon phrase found. */
+  entry: string;
+  /** 0-1: how much of the phrase the entry covers; 1 for an exact match. */
+  coverage: number;
+}
+
+/**
+ * A phrase as lexicons compare it: lower case, accents and `ß` folded, every run of other
+ * characters one space. The caller has already reduced label syntax (see `normaliseLabel`).
+ */
+export function foldPhrase(phrase: string): string {
+  return phrase
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/ß/g, 'ss')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+/** Label syntax a lexicon removes from phrases before folding them. */
+export type Reducer = (phrase: string) => string;
+
+/**
+ * A lexicon over the label files in `dir`. `reduce` is applied to every phrase, the files' and
+ * the documents' alike, before folding (label syntax such as "#" or "Nr." for "no").
+ */
+export function loadLexicon(dir: string, reduce: Reducer): { match(phrase: string): PhraseMatch | null } {
+  const byFirstWord = new Map<string, Entry[]>();
+  const exact = new Map<string, Entry>();
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    const data = JSON.parse(readFileSync(`${dir}/${file}`, 'utf8')) as Record<string, string[]>;
+    for (const [field, phrases] of Object.entries(data)) {
+      for (const phrase of phrases) {
+        const key = foldPhrase(reduce(phrase));
+        if (!key) continue;
+        let entry = exact.get(key);
+        if (!entry) {
+          entry = { words: key.split(' '), fields: [] };
+          exact.set(key, entry);
+          const first = entry.words[0]!;
+          byFirstWord.set(first, [...(byFirstWord.get(first) ?? []), entry]);
+        }
+        if (!entry.fields.includes(field)) entry.fields.push(field);
+      }
+    }
+  }
+
+  return {
+    /** The entry equal to the phrase, else the longest entry the phrase contains as whole words. */
+    match(phrase) {
+      const key = foldPhrase(reduce(phrase));
+      if (!key) return null;
+      const whole = exact.get(key);
+      if (whole) return { fields: whole.fields, exact: true, entry: key, coverage: 1 };
+      const words = key.split(' ');
+      let best: Entry | null = null;
+      for (let i = 0; i < words.length; i += 1) {
+        for (const entry of byFirstWord.get(words[i]!) ?? []) {
+          if (best && entry.words.length <= best.words.length) continue;
+          if (i + entry.words.length > words.length) continue;
+          if (entry.words.every((w, k) => words[i + k] === w)) best = entry;
+        }
+      }
+      if (!best) return null;
+      return { fields: best.fields, exact: false, entry: best.words.join(' '), coverage: best.words.length / words.length };
+    },
+  };
+}
+
+/** The directory of a lexicon kind (`labels`, `columns`) beside this module. */
+export function lexiconDir(kind: string): string {
+  return fileURLToPath(new URL(`./lexicon/${kind}`, import.meta.url));
+}

@@ -1,0 +1,103 @@
+import type { Candidate } from './finders/types.js';
+
+/** Amounts agree when they differ by less than a cent (printed amounts are rounded to cents). */
+const agree = (a: number, b: number) => Math.abs(a - b) < 0.015;
+const money = (n: number) => n.toFixed(2);
+
+export interface Chosen {
+  candidate: Candidate;
+  /** Added to the candidate's score: agreement raises it, disagreement lowers it. */
+  support: number;
+  notes: string[];
+}
+
+interface Hypothesis extends Chosen {
+  amount: number;
+}
+
+const byScore = (a: { candidate: Candidate; support: number }, b: { candidate: Candidate; support: number }) => b.candidate.score + b.support - (a.candidate.score + a.support);
+
+/**
+ * The total, subtotal and tax that fit together. Each labelled total, each total plus a rounding
+ * adjustment, and each unlabelled amount is a hypothesis; it gains support when subtotal + tax
+ * equals it, when cash tendered minus change equals it, when the line items add up to it, and
+ * when it is the largest labelled total (a grand total before a prepayment is deducted). The
+ * subtotal and tax are then the pair that adds up to the chosen total, else the best of each,
+ * marked down for not adding up.
+ */
+export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], lineItemSum: number | null): Map<string, Chosen> {
+  const totals = of('total_amount');
+  const subtotals = of('subtotal');
+  const taxes = of('tax_amount');
+  const tendered = of('amount_tendered');
+  const changes = of('change_due');
+  const roundings = of('rounding').filter((r) => Math.abs(r.amount!) < 1);
+  const unlabelled = of('amount');
+  const chosen = new Map<string, Chosen>();
+
+  const hypotheses: Hypothesis[] = [
+    ...totals.map((t) => ({ candidate: t, amount: t.amount!, support: 0, notes: [] as string[] })),
+    ...totals.flatMap((t) =>
+      roundings.map((r) => {
+        const amount = Math.round((t.amount! + r.amount!) * 100) / 100;
+        return { candidate: { ...t, value: money(amount), amount, score: t.score * 0.9 }, amount, support: 0, notes: [`${t.value} with the rounding ${r.value}`] };
+      }),
+    ),
+    ...unlabelled.map((a) => ({ candidate: a, amount: a.amount!, support: 0, notes: [] as string[] })),
+  ];
+  if (!hypotheses.length) return chosen;
+  const largest = Math.max(...totals.map((t) => t.amount!), -Infinity);
+  for (const h of hypotheses) {
+    const pair = subtotals.flatMap((s) => taxes.map((x) => [s, x] as const)).find(([s, x]) => agree(s.amount! + x.amount!, h.amount) && s.amount! > 0);
+    if (pair) {
+      h.support += 0.3;
+      h.notes.push(`equals subtotal ${pair[0].value} + tax ${pair[1].value}`);
+    }
+    const paid = tendered.flatMap((p) => changes.map((c) => [p, c] as const)).find(([p, c]) => agree(p.amount! - c.amount!, h.amount) && c.amount! > 0);
+    if (paid) {
+      h.support += 0.3;
+      h.notes.push(`equals ${paid[0].value} tendered minus ${paid[1].value} change`);
+    } else if (tendered.some((p) => agree(p.amount!, h.amount)) && changes.every((c) => agree(c.amount!, 0))) {
+      h.support += 0.1;
+      h.notes.push('equals the amount paid');
+    }
+    if (lineItemSum !== null && agree(lineItemSum, h.amount)) {
+      h.support += 0.15;
+      h.notes.push('equals the sum of the line items');
+    }
+    if (h.candidate.field === 'total_amount' && h.amount === largest && totals.length > 1) h.support += 0.05;
+    if (h.candidate.field === 'amount' && totals.some((t) => agree(t.amount!, h.amount))) h.support -= 1;
+    if (h.amount <= 0) h.support -= 0.5;
+  }
+  const total = hypotheses.sort(byScore)[0]!;
+  if (total.candidate.field === 'amount' && total.support < 0.3) return chosen;
+  if (total.support === 0 && (subtotals.length || taxes.length)) {
+    total.support -= 0.1;
+    total.notes.push('subtotal and tax found do not add up to it');
+  }
+  chosen.set('total_amount', { ...total, candidate: { ...total.candidate, field: 'total_amount' } });
+
+  const fitting = subtotals.flatMap((s) => taxes.map((x) => [s, x] as const)).filter(([s, x]) => agree(s.amount! + x.amount!, total.amount));
+  if (fitting.length) {
+    const [s, x] = fitting.sort((a, b) => b[0].score + b[1].score - (a[0].score + a[1].score))[0]!;
+    chosen.set('subtotal', { candidate: s, support: 0.15, notes: [`with tax ${x.value} makes the total ${total.candidate.value}`] });
+    chosen.set('tax_amount', { candidate: x, support: 0.15, notes: [`with subtotal ${s.value} makes the total ${total.candidate.value}`] });
+    return chosen;
+  }
+  for (const [field, list, other] of [['subtotal', subtotals, taxes], ['tax_amount', taxes, subtotals]] as const) {
+    const best = [...list].sort((a, b) => b.score - a.score)[0];
+    if (best) {
+      chosen.set(field, { candidate: best, support: other.length ? -0.15 : 0, notes: other.length ? ['does not add up with the other amounts'] : [] });
+      continue;
+    }
+    // The missing one is what the total leaves after the other, when that amount is printed.
+    const known = [...other].sort((a, b) => b.score - a.score)[0];
+    if (!known) continue;
+    const rest = Math.round((total.amount - known.amount!) * 100) / 100;
+    const printed = unlabelled.find((a) => agree(a.amount!, rest));
+    if (printed && rest > 0) {
+      chosen.set(field, { candidate: { ...printed, field, score: 0.5 }, support: 0.2, notes: [`printed amount equal to total ${total.candidate.value} minus ${known.value}`] });
+    }
+  }
+  return chosen;
+}
