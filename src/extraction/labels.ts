@@ -69,7 +69,7 @@ const LOOSE_MAX_WORDS = 6;
  * never a name; a number printed beside one is the document's own.
  */
 const DOCUMENT_TITLE =
-  /^(?:(?:tax|commercial|proforma|pro forma|payment|sales|cash|copy|kopie|copie|duplicate|original)\s)?(?:invoice|receipt|rechnung|facture|factura|fattura|factuur|faktura|bill|quote|quotation|estimate|statement|credit note|gutschrift|devis|angebot|lieferschein|delivery note|quittung|kassenbon)s?\b/iu;
+  /^(?:(?:simplified |official |full )?(?:tax|commercial|proforma|pro forma|payment|sales|cash|copy|kopie|copie|duplicate|original)\s)?(?:invoice|receipt|rechnung|facture|factura|fattura|factuur|faktura|bill|quote|quotation|estimate|statement|credit note|gutschrift|devis|angebot|lieferschein|delivery note|quittung|kassenbon)s?\b/iu;
 
 /** Whether `text` starts with a document title, such as "Invoice" or "PAYMENT RECEIPT". */
 export function startsWithTitle(text: string): boolean {
@@ -95,6 +95,7 @@ export function normaliseLabel(label: string): string {
   return withoutCurrencyCodes(label)
     .toLowerCase()
     .replace(/\(?\s*\d+(?:[.,]\d+)?\s*%\s*\)?/g, ' ')
+    .replace(/%/g, ' percent ')
     .replace(/#/g, ' no ')
     .replace(/\bn\s?[°º]/g, 'no ')
     .replace(/[.\-_'’]/g, '')

@@ -5,6 +5,11 @@ export type LabelTest = (phrase: string) => boolean;
 
 /** A horizontal gap wider than this many text heights separates columns rather than words. */
 const COLUMN_GAP = 1.2;
+/**
+ * Pieces of one word that touch: PDFs that place glyphs one by one give pdf.js runs such as
+ * "Ver" + "käufer", which must read as "Verkäufer", not two words.
+ */
+const TOUCHING = 0.05;
 /** A value below its label starts within this many label heights under it. */
 const BELOW_REACH = 2.2;
 /** Labels are short; a longer run before a colon is a sentence. */
@@ -73,7 +78,12 @@ export function wordsToLines(words: Word[]): Line[] {
     let current: Word[] = [];
     for (const word of inRow) {
       const last = current.at(-1);
-      if (last && word.bbox.x - (last.bbox.x + last.bbox.width) > COLUMN_GAP * textHeight) {
+      const gap = last ? word.bbox.x - (last.bbox.x + last.bbox.width) : 0;
+      if (last && Math.abs(gap) < TOUCHING * textHeight && /\p{L}$/u.test(last.text) && /^\p{Ll}/u.test(word.text)) {
+        current[current.length - 1] = { text: last.text + word.text, confidence: Math.min(last.confidence, word.confidence), bbox: grow(last.bbox, word.bbox) };
+        continue;
+      }
+      if (last && gap > COLUMN_GAP * textHeight) {
         lines.push(makeLine(current, index));
         current = [];
       }
@@ -191,9 +201,14 @@ export function findPairs(page: PageText, isLabel: LabelTest): LabelValue[] {
   return pairs;
 }
 
+/** A currency alone in its column ("EUR", "RM", "€") before the amount it qualifies. */
+const CURRENCY_ONLY = /^(?:[A-Z]{2,3}|[^\p{L}\p{N}\s]{1,3})$/u;
+
 function valueBeside(lines: Line[], index: number, isLabel: LabelTest): { line: Line; position: 'right' } | null {
   const next = lines[index + 1];
   if (!next || next.row !== lines[index]!.row || isLabelLine(next, isLabel)) return null;
+  const after = lines[index + 2];
+  if (CURRENCY_ONLY.test(next.text) && after && after.row === next.row && /\d/.test(after.text)) return { line: makeLine([...next.words, ...after.words], next.row), position: 'right' };
   return { line: next, position: 'right' };
 }
 

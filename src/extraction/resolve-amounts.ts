@@ -1,7 +1,7 @@
 import type { Candidate } from './finders/types.js';
 
-/** Amounts agree when they differ by less than a cent (printed amounts are rounded to cents). */
-const agree = (a: number, b: number) => Math.abs(a - b) < 0.015;
+/** Amounts agree when they are the same to the cent (floating point aside). */
+const agree = (a: number, b: number) => Math.abs(a - b) < 0.005;
 const money = (n: number) => n.toFixed(2);
 
 export interface Chosen {
@@ -45,7 +45,6 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], l
     ),
     ...unlabelled.map((a) => ({ candidate: a, amount: a.amount!, support: 0, notes: [] as string[] })),
   ];
-  if (!hypotheses.length) return chosen;
   const largest = Math.max(...totals.map((t) => t.amount!), -Infinity);
   for (const h of hypotheses) {
     const pair = subtotals.flatMap((s) => taxes.map((x) => [s, x] as const)).find(([s, x]) => agree(s.amount! + x.amount!, h.amount) && s.amount! > 0);
@@ -69,8 +68,14 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], l
     if (h.candidate.field === 'amount' && totals.some((t) => agree(t.amount!, h.amount))) h.support -= 1;
     if (h.amount <= 0) h.support -= 0.5;
   }
-  const total = hypotheses.sort(byScore)[0]!;
-  if (total.candidate.field === 'amount' && total.support < 0.3) return chosen;
+  const total = hypotheses.sort(byScore)[0];
+  if (!total || (total.candidate.field === 'amount' && total.support < 0.3)) {
+    for (const [field, list] of [['subtotal', subtotals], ['tax_amount', taxes]] as const) {
+      const best = [...list].sort((a, b) => b.score - a.score)[0];
+      if (best) chosen.set(field, { candidate: best, support: 0, notes: [] });
+    }
+    return chosen;
+  }
   if (total.support === 0 && (subtotals.length || taxes.length)) {
     total.support -= 0.1;
     total.notes.push('subtotal and tax found do not add up to it');

@@ -16,6 +16,7 @@ const FORMS = String.raw`${LEGAL_FORM}(?:,?\s*(?:&\s*)?${LEGAL_FORM})*(?![\p{L}\
 /** A name, then its legal form or a chain of them ("GmbH & Co. KG", "Pvt. Ltd."). */
 const NAMED_COMPANY = new RegExp(String.raw`^(\S.*?),?\s+(${FORMS})`, 'u');
 const TRAILING_FORMS = new RegExp(String.raw`,?\s+${FORMS}\s*$`, 'u');
+const FORMS_ONLY = new RegExp(String.raw`^${FORMS}\s*$`, 'u');
 /** A bank named in the payment details has a legal form too, but it is not the vendor. */
 const BANK = /\b(?:bank|banque|banco|banca|sparkasse|volksbank|raiffeisen)/i;
 /** Whoever receives the payment is, on an invoice, the vendor. */
@@ -23,7 +24,7 @@ const PAYEE = /^(account holder|account name|beneficiary|payee|kontoinhaber|zahl
 /** Labels of the blocks that name whom the goods or the invoice go to, beyond the customer labels. */
 const RECIPIENT = /^(?:ship(?:ped)? to|deliver(?:ed)? to|shipping address|delivery address|lieferadresse|lieferanschrift|adresse de livraison|afleveradres|dirección de envío|indirizzo di consegna)$/iu;
 /** Headings of a line-item table's columns, alone or a few together ("Item", "Unit Price", "Qty"). */
-const COLUMN_HEADING = /^(?:(?:items?|description|article|product|service|qty|quantity|units?|uom|unit price|price|rate|amount|discount|hours|pos|artikel|beschreibung|bezeichnung|menge|einzelpreis|preis|betrag|désignation|quantité|qté|prix unitaire|prix|montant|omschrijving|aantal|prijs|bedrag|descripción|cantidad|precio|importe|descrizione|quantità|prezzo|importo)\.?\s*)+:?$/iu;
+export const COLUMN_HEADING = /^(?:(?:items?|description|article|product|service|qty|quantity|units?|uom|unit price|price|rate|amount|discount|hours|pos|artikel|beschreibung|bezeichnung|menge|einzelpreis|preis|betrag|désignation|quantité|qté|prix unitaire|prix|montant|omschrijving|aantal|prijs|bedrag|descripción|cantidad|precio|importe|descrizione|quantità|prezzo|importo)\.?\s*)+:?$/iu;
 const SEPARATOR = /^[-–—−|·•]$/;
 const HOST = /\b(?:https?:\/\/)?(?:www\.)?((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:com|net|org|biz|info|io|co|eu|de|at|ch|fr|be|nl|lu|uk|ie|es|pt|it|pl|cz|sk|se|dk|no|fi|us|ca|au|nz|in|sg|hk|jp))\b/gi;
 /** Mailbox providers: their domain names the mailbox's owner only when they are the provider. */
@@ -69,6 +70,11 @@ export function keyOf(name: string): string {
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();
+}
+
+/** "GmbH" or "Sdn. Bhd." alone: the end of a company's name, not a name. */
+export function isLegalFormOnly(text: string): boolean {
+  return FORMS_ONLY.test(text.trim());
 }
 
 export function hasLegalForm(name: string): boolean {

@@ -3,7 +3,7 @@ import { spanOf } from './words.js';
 import type { Candidate, Finder } from './types.js';
 
 /** An amount with cents, as totals are printed: "60.30", "1.234,50", "RM 12.00". */
-const MONEY = /(?<![\d.,])-?\d{1,3}(?:[.,' ]\d{3})*[.,]\d{2}(?![\d.,]*\d)(?!\s?%)/g;
+const MONEY = /(?<![\d.,])-?(?:\d{1,3}(?:[.,' ]\d{3})+|\d+)[.,]\d{2}(?![\d.,]*\d)(?!\s?%)/g;
 
 /**
  * Every amount with cents printed on its own, at the end of a line (where totals stand), without

@@ -6,7 +6,7 @@ import { union } from '../layout.js';
 import { parseDate } from '../normalise.js';
 import { isAddressOrContact } from '../patterns.js';
 import type { Line } from '../types.js';
-import { hasLegalForm, readsLikeName } from '../vendor.js';
+import { COLUMN_HEADING, hasLegalForm, isLegalFormOnly, readsLikeName } from '../vendor.js';
 import { meanConfidence } from './words.js';
 import type { Candidate, Finder } from './types.js';
 
@@ -27,6 +27,10 @@ const HOUSE_NUMBER = /^(?:no\.?\s*)?\d{1,5}[A-Za-z]?\s*[,.]/i;
 /** A company or tax registration number alone, often in brackets: "(933109-X)", "JM0325955-V". */
 const REGISTRATION_NUMBER = /^\(?[A-Z]{0,3}\s?\d{4,}[-\s]?[A-Z]?\)?\.?$/;
 const HEADER_ROWS = 14;
+/** A registration number printed after the company's name: "GOLDEN SCOOP SDN BHD (169609-A)". */
+const TRAILING_REGISTRATION = /[\s,]*\(?[A-Z]{0,3}\d{4,}[-\s]?[A-Z]?\)?(?:\s*\([A-Z]{2,4}\))?\s*$/;
+/** An address ends soon after its postcode line: at most this many short lines (state, country) follow it. */
+const AFTER_POSTCODE = 1;
 
 type Kind = 'name' | 'address' | 'registration' | 'contact' | 'end' | 'other';
 
@@ -39,9 +43,9 @@ interface Row {
 
 function kindOf(text: string): Kind {
   const trimmed = text.trim();
-  if (startsWithTitle(trimmed) || parseDate(trimmed) || isKnownLabel(trimmed.replace(/\s*[:：].*$/, ''))) return 'end';
+  if (startsWithTitle(trimmed) || parseDate(trimmed) || isKnownLabel(trimmed.replace(/\s*[:：].*$/, '')) || COLUMN_HEADING.test(trimmed.split(/\s+/).slice(0, 3).join(' '))) return 'end';
   if (REGISTRATION_NUMBER.test(trimmed.replace(/\s+/g, ' ')) || has(trimmed, REGISTRATION)) return 'registration';
-  if (isAddressOrContact(trimmed) && !POSTCODE.test(trimmed)) return 'contact';
+  if (/[:：@]/.test(trimmed) || (isAddressOrContact(trimmed) && !has(trimmed, STREET))) return 'contact';
   if (has(trimmed, STREET) || HOUSE_NUMBER.test(trimmed) || (POSTCODE.test(trimmed) && /\p{L}{3,}/u.test(trimmed))) return 'address';
   if (readsLikeName(trimmed)) return 'name';
   return 'other';
@@ -87,11 +91,14 @@ export const headerBlock: Finder = (ctx) => {
     how = firstAddress >= 0 ? 'name line above the address' : 'first name line';
   }
   if (start < 0) return [];
+  // "PASARAYA BORONG PINTAR" over "SDN BHD": the company line only ends the name above it.
+  const onlyEnds = isLegalFormOnly(above[start]!.text) || /^(?:restaurant|restoran|sdn|bhd|s\/b)\b/i.test(above[start]!.text.trim());
+  if (onlyEnds && start > 0 && above[start - 1]!.kind === 'name') start -= 1;
   // A company name broken over two lines ("HOME MASTER HARDWARE &" / "ELECTRICAL").
   let end = start;
   while (end + 1 < above.length && above[end + 1]!.kind === 'name' && (/[&,\-]$/.test(above[end]!.text.trim()) || above[end + 1]!.business)) end += 1;
   const nameRows = rows.slice(start, end + 1);
-  const name = nameRows.map((r) => r.text.trim()).join(' ');
+  const name = nameRows.map((r) => r.text.trim()).join(' ').replace(TRAILING_REGISTRATION, '');
   const nameLines = nameRows.flatMap((r) => r.lines);
   const receipt = ctx.documentType === 'receipt';
   const out: Candidate[] = [
@@ -109,9 +116,13 @@ export const headerBlock: Finder = (ctx) => {
   const from = firstAddress >= 0 && firstAddress > end ? firstAddress : -1;
   if (from >= 0) {
     const block: Row[] = [];
+    let afterPostcode = -1;
     for (const row of rows.slice(from)) {
       if (row.kind === 'contact' || row.kind === 'registration' || block.length >= 5) break;
+      if (afterPostcode >= 0 && (afterPostcode >= AFTER_POSTCODE || /\d/.test(row.text) || row.text.trim().split(/\s+/).length > 3)) break;
       block.push(row);
+      if (afterPostcode >= 0) afterPostcode += 1;
+      else if (POSTCODE.test(row.text) && row.kind === 'address') afterPostcode = 0;
     }
     const addressLines = block.flatMap((r) => r.lines);
     out.push({

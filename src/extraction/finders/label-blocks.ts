@@ -9,15 +9,20 @@ import type { Candidate, Finder } from './types.js';
 const BLOCK_LINES = 6;
 const PARTY_FIELDS = new Set(['vendor_name', 'customer_name']);
 
-/** The lines under `label` in its column, down to the first wide gap. */
+/**
+ * The lines under `label` in its column, down to the first wide gap; a line followed on its row by
+ * more text ("Nummer" then ": GE2020211") is read with it.
+ */
 function linesUnder(page: PageText, label: Line): Line[] {
   const out: Line[] = [];
   let bottom = label.bbox.y + label.bbox.height;
-  for (const line of page.lines) {
-    if (line.row <= label.row || out.length >= BLOCK_LINES) continue;
+  for (let i = 0; i < page.lines.length && out.length < BLOCK_LINES; i += 1) {
+    const line = page.lines[i]!;
+    if (line.row <= label.row) continue;
     if (line.bbox.x < label.bbox.x - 0.02 || line.bbox.x > label.bbox.x + Math.max(label.bbox.width, 0.15)) continue;
     if (line.bbox.y - bottom > 2.5 * label.bbox.height) break;
-    out.push(line);
+    const next = page.lines[i + 1];
+    out.push(next && next.row === line.row && /^[:：]/.test(next.text) ? { ...line, text: `${line.text} ${next.text}` } : line);
     bottom = line.bbox.y + line.bbox.height;
   }
   return out;
@@ -59,7 +64,8 @@ export const partyBlocks: Finder = (ctx) => {
       if (address.length) {
         out.push({
           field: 'vendor_address',
-          value: address.map((l) => l.text.trim()).join(', '),
+          // A country code before the postcode ("DE 80333 München") is not printed in the address itself.
+          value: address.map((l) => l.text.trim().replace(/^[A-Z]{2}[ -](?=\d{4,5}\b)/, '')).join(', '),
           score: 0.8,
           textConfidence: meanConfidence(address.flatMap((l) => l.words)),
           explanation: `${address.length} line${address.length > 1 ? 's' : ''} under the seller's name on page ${page.number}`,

@@ -1,4 +1,5 @@
 import { matchLabel } from '../labels.js';
+import { parseDate } from '../normalise.js';
 import type { LabelValue } from '../types.js';
 import { readValue } from './read-value.js';
 import type { Candidate, Finder } from './types.js';
@@ -40,6 +41,11 @@ export const labelledValues: Finder = (ctx) => {
         row: line?.line.row,
         ...(kind === 'amount' ? { amount: Number(read.value) } : {}),
       });
+      // "Rechnung Nr. 471102 vom 05.03.2018", "Invoice No. 12 dated 3 May 2026": the number's own date.
+      const dated = field === 'invoice_number' ? parseDate(pair.value.slice(pair.value.indexOf(read.value) + read.value.length), ctx.order) : null;
+      if (dated) {
+        out.push({ field: 'invoice_date', value: dated.value, score: 0.85 * strength, textConfidence: pair.confidence, explanation: `date after the invoice number on page ${pair.page} (label '${pair.label}')`, page: pair.page, bbox: pair.valueBox, row: line?.line.row });
+      }
       break;
     }
   }

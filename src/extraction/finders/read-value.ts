@@ -1,6 +1,7 @@
 import { isKnownLabel, type ValueKind } from '../labels.js';
 import { currencyOf, type DateOrder, ibanValid, parseAmount, parseDate } from '../normalise.js';
 import { EMAIL, PHONE } from '../patterns.js';
+import { isLegalFormOnly } from '../vendor.js';
 
 export interface ReadValue {
   value: string;
@@ -32,8 +33,9 @@ export function readValue(kind: ValueKind, text: string, order: DateOrder): Read
     }
     case 'name': {
       const letters = raw.replace(/[^\p{L}]/gu, '').length;
-      if (letters < 2 || raw.length > 100 || isKnownLabel(raw) || /^\(.*\)$/.test(raw) || /[:：]|\d{5,}/.test(raw)) return null;
-      return { value: raw.replace(/[,;]$/, ''), quality: 1 };
+      if (letters < 2 || raw.length > 100 || isKnownLabel(raw) || /^\(.*\)$/.test(raw) || /[:：]|\d{5,}/.test(raw) || isLegalFormOnly(raw) || /^\d+[.)]\s/.test(raw)) return null;
+      // A name is a few words; a longer run is more likely a sentence under a "From" or "To".
+      return { value: raw.replace(/[,;]$/, ''), quality: raw.split(' ').length > 6 ? 0.5 : 1 };
     }
     case 'currency': {
       const code = currencyOf(raw);
@@ -43,7 +45,8 @@ export function readValue(kind: ValueKind, text: string, order: DateOrder): Read
       const compact = raw.replace(/[\s]/g, '').toUpperCase();
       const digits = compact.replace(/\D/g, '').length;
       if (!/^[A-Z]{0,4}[0-9][0-9A-Z\-/.]{4,18}$/.test(compact) || digits < 6 || /^\d+[.,]\d{2}$/.test(compact)) return null;
-      return { value: compact, quality: 1 };
+      // A VAT identification number (country prefix, then digits) is the tax id a reader looks for first.
+      return { value: compact, quality: /^[A-Z]{2}[0-9A-Z]{8,12}$/.test(compact) ? 1 : 0.9 };
     }
     case 'iban': {
       const compact = raw.replace(/\s+/g, '').toUpperCase();
