@@ -1,4 +1,4 @@
-import { CANONICAL_FIELDS, matchLabel, normaliseLabel } from './labels.js';
+import { CANONICAL_FIELDS, fieldsForLabel, matchLabel, normaliseLabel } from './labels.js';
 import { parseAmount, parseDate, snakeCase, type DateOrder } from './normalise.js';
 import { unlabelledAmounts } from './finders/amounts.js';
 import { contacts, ibans } from './finders/contacts.js';
@@ -37,12 +37,15 @@ function otherValue(text: string, order: DateOrder): string {
   return raw;
 }
 
-/** Labelled values under labels no lexicon knows ("Payment terms", "Kundennummer"), each a field named after its label. */
+/**
+ * Labelled values under labels of no canonical field ("Payment terms", "Kundennummer", "Discount"),
+ * each a field named after its label.
+ */
 function otherLabelledFields(ctx: FinderContext): FoundField[] {
   const names = new Set<string>(CANONICAL_FIELDS);
   const out: FoundField[] = [];
   for (const pair of ctx.pairs) {
-    if (matchLabel(pair.label) || !looksLikeLabel(pair)) continue;
+    if (fieldsForLabel(pair.label).length || matchLabel(pair.label)?.fields.some((f) => f.kind === 'none') || !looksLikeLabel(pair)) continue;
     let name = snakeCase(pair.label);
     if (!name) continue;
     if (names.has(name) && CANONICAL_FIELDS.includes(name as (typeof CANONICAL_FIELDS)[number])) name = `${name}_2`;

@@ -163,8 +163,9 @@ describe('extractFields', () => {
     const doc = { pages: [page(1, run('Invoice date: 04/05/2026', 0.1, 0.1), run('Total: 10,00 €', 0.1, 0.2))] };
     const date = field(doc, 'invoice_date')!;
     expect(date.value).toBe('2026-05-04');
-    expect(date.explanation).toBe("label 'Invoice date' on page 1, value to the right (day and month could be swapped; read day-first)");
-    expect(date.confidence).toBeLessThan(80);
+    expect(date.explanation).toMatch(/^label 'Invoice date' on page 1, value to the right \(day and month could be swapped; read day-first\)/);
+    const plain = field({ pages: [page(1, run('Invoice date: 24/05/2026', 0.1, 0.1), run('Total: 10,00 €', 0.1, 0.2))] }, 'invoice_date')!;
+    expect(date.confidence).toBeLessThan(plain.confidence - 10);
     const us = { pages: [page(1, run('Invoice date: 04/05/2026', 0.1, 0.1), run('Total: $10.00', 0.1, 0.2))] };
     expect(field(us, 'invoice_date')!.value).toBe('2026-04-05');
   });

@@ -44,7 +44,7 @@ export const partyBlocks: Finder = (ctx) => {
       const at = under.findIndex((l) => readsLikeName(l.text) && !l.text.includes(':'));
       if (at < 0) continue;
       const name = under[at]!;
-      const skipped = at > 0 ? `, ${at} line${at > 1 ? 's' : ''} of numbers skipped` : '';
+      const skipped = at > 0 ? `, ${at} line${at > 1 ? 's' : ''} that ${at > 1 ? 'are' : 'is'} not a name skipped` : '';
       out.push({
         field: field as 'vendor_name' | 'customer_name',
         value: name.text.replace(/[,;]$/, ''),

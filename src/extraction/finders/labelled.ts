@@ -26,8 +26,9 @@ export const labelledValues: Finder = (ctx) => {
     for (const { field, kind } of match.fields) {
       const read = readValue(kind, pair.value, ctx.order);
       if (!read) continue;
-      const strength = match.exact ? 0.9 : 0.55 + 0.3 * match.coverage;
-      const below = pair.position === 'below' ? 0.95 : 1;
+      const strength = match.exact ? 0.95 : 0.55 + 0.3 * match.coverage;
+      // The first line under a party's label is often a customer number or a remark: `partyBlocks` reads the whole block.
+      const below = pair.position === 'right' ? 1 : kind === 'name' ? 0.85 : 0.95;
       const line = ctx.lineOf(pair.valueWords[0]!);
       const customers = VENDOR_DETAILS.has(field) && line && ctx.inRecipientBlock(line) ? 0.6 : 1;
       out.push({
