@@ -40,17 +40,23 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], l
     ...totals.flatMap((t) =>
       roundings.map((r) => {
         const amount = Math.round((t.amount! + r.amount!) * 100) / 100;
-        return { candidate: { ...t, value: money(amount), amount, score: t.score * 0.9 }, amount, support: 0, notes: [`${t.value} with the rounding ${r.value}`] };
+        // What is paid is the total after its rounding adjustment.
+        const adjusted = !agree(r.amount!, 0);
+        return { candidate: { ...t, value: money(amount), amount }, amount, support: adjusted ? 0.05 : 0, notes: [`${t.value} with the rounding ${r.value}`] };
       }),
     ),
     ...unlabelled.map((a) => ({ candidate: a, amount: a.amount!, support: 0, notes: [] as string[] })),
   ];
   const largest = Math.max(...totals.map((t) => t.amount!), -Infinity);
+  // A receipt's "Total" before tax is a subtotal in all but name: "TOTAL 20.00, GST 1.20, NET TOTAL 21.20".
+  const bases = [...subtotals, ...totals];
+  const adjustments = [0, ...roundings.map((r) => r.amount!)];
   for (const h of hypotheses) {
-    const pair = subtotals.flatMap((s) => taxes.map((x) => [s, x] as const)).find(([s, x]) => agree(s.amount! + x.amount!, h.amount) && s.amount! > 0);
-    if (pair) {
+    const sum = bases.flatMap((s) => taxes.flatMap((x) => adjustments.map((r) => [s, x, r] as const))).find(([s, x, r]) => s !== h.candidate && s.amount! > 0 && s.amount! <= h.amount && agree(s.amount! + x.amount! + r, h.amount));
+    if (sum) {
+      const [s, x, r] = sum;
       h.support += 0.3;
-      h.notes.push(`equals subtotal ${pair[0].value} + tax ${pair[1].value}`);
+      h.notes.push(`equals subtotal ${s.value} + tax ${x.value}${r ? ` with the rounding ${r.toFixed(2)}` : ''}`);
     }
     const paid = tendered.flatMap((p) => changes.map((c) => [p, c] as const)).find(([p, c]) => agree(p.amount! - c.amount!, h.amount) && c.amount! > 0);
     if (paid) {

@@ -2,8 +2,11 @@ import { parseAmount, parseDate } from '../normalise.js';
 import { spanOf } from './words.js';
 import type { Candidate, Finder } from './types.js';
 
-/** An amount with cents, as totals are printed: "60.30", "1.234,50", "RM 12.00". */
-const MONEY = /(?<![\d.,])-?(?:\d{1,3}(?:[.,' ]\d{3})+|\d+)[.,]\d{2}(?![\d.,]*\d)(?!\s?%)/g;
+/**
+ * An amount with cents, as totals are printed: "60.30", "1.234,50", "RM 12.00". Not grouped by
+ * plain spaces: on a receipt row "2 327.00" is a quantity and an amount.
+ */
+export const MONEY = /(?<![\d.,])-?(?:\d{1,3}(?:[.,'\u00a0\u202f]\d{3})+|\d+)[.,]\d{2}(?![\d.,]*\d)(?!\s?%)/g;
 
 /**
  * Every amount with cents printed on its own, at the end of a line (where totals stand), without

@@ -1,0 +1,58 @@
+import { matchLabel } from '../labels.js';
+import { parseAmount } from '../normalise.js';
+import { union } from '../layout.js';
+import type { Line, Word } from '../types.js';
+import { MONEY } from './amounts.js';
+import { meanConfidence } from './words.js';
+import type { Candidate, Finder } from './types.js';
+
+/** What may stand between a label and its amount on a receipt row: leader dots, a colon, a currency. */
+const FILLER = /[\s.:：=*_\-–]*(?:\(?(?:RM|[A-Z]{3}|[^\p{L}\p{N}\s]{1,2})\)?)?[\s.:：=*_\-–]*$/u;
+
+/** The last words of a row, as many as it takes to hold `text`. */
+function trailingWords(words: Word[], text: string): Word[] {
+  let k = words.length - 1;
+  while (k > 0 && !words.slice(k).map((w) => w.text).join(' ').includes(text)) k -= 1;
+  return words.slice(k);
+}
+
+/**
+ * A row that is a label and an amount, however the scan cut it into pieces ("TOTAL (RM) : 42.40",
+ * "TOTAL AMT........ RM 60.31"): the row's text before its last amount is read as the label.
+ * Receipts print their totals this way, and OCR often splits such a row at the leader dots.
+ */
+export const amountRows: Finder = (ctx) => {
+  const rows = new Map<string, { page: number; lines: Line[] }>();
+  for (const { page, line } of ctx.lines) {
+    const key = `${page}:${line.row}`;
+    const row = rows.get(key) ?? rows.set(key, { page, lines: [] }).get(key)!;
+    row.lines.push(line);
+  }
+  const out: Candidate[] = [];
+  for (const { page, lines } of rows.values()) {
+    const text = lines.map((l) => l.text).join(' ');
+    const last = [...text.matchAll(MONEY)].at(-1);
+    if (!last || text.slice(last.index! + last[0].length).trim().length > 2) continue;
+    const label = text.slice(0, last.index!).replace(FILLER, '').trim();
+    if (!/\p{L}{2}/u.test(label)) continue;
+    const match = matchLabel(label);
+    const amount = parseAmount(last[0]);
+    if (!match || !amount) continue;
+    const words = lines.flatMap((l) => l.words);
+    const fields = match.fields.filter((f) => f.kind === 'amount');
+    fields.forEach(({ field }, i) => {
+      out.push({
+        field,
+        value: amount.value,
+        amount: Number(amount.value),
+        score: (match.exact ? 0.9 : 0.5 + 0.3 * match.coverage) * (i === 0 ? 1 : 0.8),
+        textConfidence: meanConfidence(words),
+        explanation: `label '${label}' and the amount on one row on page ${page}${match.exact ? '' : ` (label contains '${match.entry}')`}`,
+        page,
+        bbox: union(trailingWords(words, last[0]).map((w) => w.bbox)),
+        row: lines[0]!.row,
+      });
+    });
+  }
+  return out;
+};
