@@ -1,182 +1,82 @@
 /**
- * Evaluates extraction on the invoice2data corpus (shared/eval/invoice2data): every document
- * through the real pipeline, once with generic extraction only and once with the converted
- * invoice2data templates (auto-matched by keywords), against invoice2data's expected output.
- * First the text path (PDF text layers, .txt inputs), then the scanned path (each PDF page
- * rendered to a 200 dpi PNG with pdftoppm and read by OCR).
+ * Scores extraction on every corpus of ../shared/eval (relative to the repository; a missing
+ * corpus is skipped with a message) and on the test suite's synthetic invoices, by the rules of
+ * ../shared/eval/README.md, against the targets of issue 16:
  *
- *   npm run eval [-- --corpus DIR] [-- --text-only] [-- --diff]
+ *   invoice2data   generic vs templates, text and scanned paths, line-item rows
+ *   sroie-dev      real receipts through OCR, and OCR word recall against the transcripts
+ *   einvoice-dev   German e-invoices, text layer
+ *   generated      test/fixtures/documents.ts invoices as text PDF and as a scan, line-item rows
  *
- * --diff prints, for every document, each expected field the templates run got wrong: expected
- * value against the one found.
+ * Each corpus prints its tables as it goes; then every wrong field (sorted, one a line, to diff
+ * between runs), and last the summary against the targets with the calibration table.
+ *
+ *   npm run eval [-- --corpus NAME] [-- --text-only] [-- --no-cache]
+ *
+ * OCR'd documents are cached in .eval-cache/ (see eval/cache.ts): a change to field extraction
+ * re-runs in seconds; a change to OCR or layout code reads everything again.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../src/config.js';
-import { extractFields } from '../src/extraction/fields.js';
-import { createPipeline, type Pipeline } from '../src/extraction/pipeline.js';
-import type { DocumentText, FoundField } from '../src/extraction/types.js';
-import { applyTemplate, mergeFields, selectTemplate } from '../src/templates/engine.js';
-import { convertInvoice2data, parseInvoice2data } from '../src/templates/invoice2data.js';
-import { templateText } from '../src/templates/text.js';
-import type { components } from '../generated/openapi.js';
-import { f1, flattenExpected, normalised, score, type Flat, type Tally } from './eval/score.js';
-import { documentFromText } from './eval/text-document.js';
+import { existsSync } from 'node:fs';
+import { openOcrCache } from './eval/cache.js';
+import type { Context, Corpus, Goal } from './eval/corpus.js';
+import { einvoice } from './eval/einvoice.js';
+import { generated } from './eval/generated.js';
+import { invoice2data } from './eval/invoice2data.js';
+import { createReader } from './eval/read.js';
+import { CONFIDENT, CONFIDENT_TARGET, printCalibration, printWrong, type Judged } from './eval/score.js';
+import { sroie } from './eval/sroie.js';
 
-type Template = components['schemas']['Template'];
+const CORPORA: Corpus[] = [invoice2data, sroie, einvoice, generated];
 
 const args = process.argv.slice(2);
-const corpusAt = args.indexOf('--corpus');
-const here = path.dirname(new URL(import.meta.url).pathname);
-const corpus = corpusAt >= 0 ? args[corpusAt + 1]! : path.resolve(here, '../../shared/eval/invoice2data');
-const textOnly = args.includes('--text-only');
-const showDiff = args.includes('--diff');
-const GENERIC_TARGETS = ['invoice_number', 'invoice_date', 'total_amount', 'currency', 'vendor_name'];
-
-interface Case {
-  name: string;
-  expected: Record<string, unknown>;
-  /** The document through the text path. */
-  read(pipeline: Pipeline): Promise<DocumentText>;
-  pdf?: string;
+const option = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const only = option('--corpus');
+if (only !== undefined && !CORPORA.some((c) => c.name === only)) {
+  console.error(`--corpus: one of ${CORPORA.map((c) => c.name).join(', ')}`);
+  process.exit(2);
 }
-
-function filesUnder(dir: string, ext: RegExp): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? filesUnder(path.join(dir, e.name), ext) : ext.test(e.name) ? [path.join(dir, e.name)] : [],
-  );
-}
-
-function loadTemplates(): Template[] {
-  const dirs = [path.join(corpus, 'templates'), path.join(corpus, 'custom/templates')];
-  return dirs.flatMap((dir) => filesUnder(dir, /\.(ya?ml|json)$/)).flatMap((file, i) => {
-    const { template } = convertInvoice2data(parseInvoice2data(readFileSync(file, 'utf8')), path.basename(file));
-    if (!template) return [];
-    const stamp = new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
-    return [{ ...template, id: `tpl_builtin_eval_${i}`, object: 'template' as const, description: '', exclude_keywords: template.exclude_keywords ?? [], priority: template.priority ?? 5, options: template.options ?? {}, built_in: true, workspace_id: null, created_at: stamp, updated_at: stamp }];
-  });
-}
-
-function cases(): Case[] {
-  const out: Case[] = [];
-  for (const dir of ['compare', 'custom']) {
-    for (const json of filesUnder(path.join(corpus, dir), /\.json$/).filter((f) => path.dirname(f) === path.join(corpus, dir))) {
-      const base = json.slice(0, -'.json'.length);
-      const expected = (JSON.parse(readFileSync(json, 'utf8')) as Record<string, unknown>[])[0]!;
-      const name = `${dir}/${path.basename(base)}`;
-      if (existsSync(`${base}.pdf`)) {
-        const pdf = `${base}.pdf`;
-        out.push({ name, expected, pdf, read: async (p) => (await p.extract({ bytes: readFileSync(pdf), contentType: 'application/pdf' })).document });
-      } else if (existsSync(`${base}.txt`)) {
-        out.push({ name, expected, read: async () => documentFromText(readFileSync(`${base}.txt`, 'utf8')) });
-      }
-    }
-  }
-  return out;
-}
-
-/** The scanned path: each page as a 200 dpi PNG through OCR, the pages put back together. */
-async function scanned(pipeline: Pipeline, pdf: string): Promise<DocumentText> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'docex-eval-'));
-  try {
-    execFileSync('pdftoppm', ['-r', '200', '-png', pdf, path.join(dir, 'page')]);
-    const pngs = readdirSync(dir).filter((f) => f.endsWith('.png')).sort();
-    const pages = [];
-    for (const [i, png] of pngs.entries()) {
-      const result = await pipeline.extract({ bytes: readFileSync(path.join(dir, png)), contentType: 'image/png' });
-      pages.push(...result.document.pages.map((p) => ({ ...p, number: i + 1 })));
-    }
-    return { pages };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-const flat = (fields: FoundField[]): Flat => new Map(fields.map((f) => [f.field, f.value]));
-
-interface Run {
-  tallies: Map<string, Tally>;
-  docs: { name: string; equal: number; total: number; template?: string }[];
-}
-
-function report(title: string, generic: Run, templated: Run, skipped: number): void {
-  const pct = (n: number) => `${(100 * n).toFixed(0).padStart(3)}%`;
-  console.log(`\n## ${title}\n`);
-  console.log('field                          generic P    R   F1 | templates P    R   F1');
-  const names = [...new Set([...generic.tallies.keys(), ...templated.tallies.keys()])].sort((a, b) => Number(!GENERIC_TARGETS.includes(a)) - Number(!GENERIC_TARGETS.includes(b)) || a.localeCompare(b));
-  for (const name of names) {
-    const g = f1(generic.tallies.get(name) ?? { tp: 0, fp: 0, fn: 0 });
-    const t = f1(templated.tallies.get(name) ?? { tp: 0, fp: 0, fn: 0 });
-    console.log(`${name.padEnd(30)} ${pct(g.p)} ${pct(g.r)} ${pct(g.f)} |      ${pct(t.p)} ${pct(t.r)} ${pct(t.f)}`);
-  }
-  console.log('\ndocument                        generic equal | templates equal  template');
-  let ge = 0;
-  let te = 0;
-  let total = 0;
-  generic.docs.forEach((g, i) => {
-    const t = templated.docs[i]!;
-    ge += g.equal;
-    te += t.equal;
-    total += g.total;
-    console.log(`${g.name.padEnd(32)} ${`${g.equal}/${g.total}`.padStart(7)}${g.equal === g.total ? ' =' : '  '} | ${`${t.equal}/${t.total}`.padStart(9)}${t.equal === t.total ? ' =' : '  '}      ${t.template ?? '(none matched)'}`);
-  });
-  const exact = (r: Run) => r.docs.filter((d) => d.equal === d.total).length;
-  console.log(`\nexpected fields equal: generic ${ge}/${total} (${pct(ge / total)}), templates ${te}/${total} (${pct(te / total)})`);
-  console.log(`documents with every field equal: generic ${exact(generic)}/${generic.docs.length}, templates ${exact(templated)}/${templated.docs.length}`);
-  const target = GENERIC_TARGETS.map((n) => `${n} ${f1(generic.tallies.get(n) ?? { tp: 0, fp: 0, fn: 0 }).f.toFixed(2)}`).join(', ');
-  console.log(`generic F1 on the target fields: ${target}`);
-  console.log(`(precision counts wrong values of expected fields; fields invoice2data does not report are not scored; ${skipped} list-of-values fields have no docex form and are not scored)`);
-}
-
-/** The expected fields a run got wrong, expected value against the one found. */
-function printDiff(name: string, expected: Flat, got: Flat): void {
-  const wrong = [...expected].filter(([field, want]) => normalised(got.get(field) ?? '') !== normalised(want) || !got.has(field));
-  if (wrong.length === 0) return;
-  console.log(`\n${name}: ${wrong.length} differ`);
-  for (const [field, want] of wrong) console.log(`  ${field}: expected ${JSON.stringify(want)}, got ${got.has(field) ? JSON.stringify(got.get(field)) : '(nothing)'}`);
-}
-
-async function evaluate(title: string, all: Case[], templates: Template[], read: (c: Case) => Promise<DocumentText>): Promise<void> {
-  const generic: Run = { tallies: new Map(), docs: [] };
-  const templated: Run = { tallies: new Map(), docs: [] };
-  let skipped = 0;
-  for (const c of all) {
-    const { fields: expected, skipped: s } = flattenExpected(c.expected);
-    skipped += s;
-    let doc: DocumentText;
-    try {
-      doc = await read(c);
-    } catch (err) {
-      console.log(`${c.name}: not read (${(err as Error).message})`);
-      doc = { pages: [] };
-    }
-    const genericFields = doc.pages.length ? extractFields(doc) : [];
-    const template = selectTemplate(templates, templateText(doc).text);
-    const withTemplate = template ? mergeFields(applyTemplate(template, doc), genericFields) : genericFields;
-    generic.docs.push({ name: c.name, ...score(expected, flat(genericFields), generic.tallies) });
-    templated.docs.push({ name: c.name, template: template?.name, ...score(expected, flat(withTemplate), templated.tallies) });
-    if (showDiff) printDiff(c.name, expected, flat(withTemplate));
-  }
-  report(title, generic, templated, skipped);
-}
-
+const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const root = path.resolve(repo, '../shared/eval');
 const started = performance.now();
-const templates = loadTemplates();
-console.log(`# docex evaluation on ${corpus}\n${templates.length} invoice2data templates converted and available for matching`);
-const pipeline = createPipeline(loadConfig());
+const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
+
+const cache = openOcrCache(repo, !args.includes('--no-cache'));
+const ctx: Context = { root, reader: createReader(cache), textOnly: args.includes('--text-only') };
+console.log(`# docex evaluation on ${root}`);
+
+const judged: Judged[] = [];
+const goals: Goal[] = [];
 try {
-  const all = cases();
-  await evaluate('Text path (PDF text layer, .txt inputs)', all, templates, (c) => c.read(pipeline));
-  if (textOnly) {
-    console.log('\nScanned path skipped (--text-only).');
-  } else if (!existsSync('/usr/bin/pdftoppm') && !process.env.PATH?.split(':').some((d) => existsSync(path.join(d, 'pdftoppm')))) {
-    console.log('\nScanned path SKIPPED: pdftoppm (poppler-utils) is not installed; install it to evaluate OCR.');
-  } else {
-    await evaluate('Scanned path (PDF pages as 200 dpi PNG, OCR)', all.filter((c) => c.pdf), templates, (c) => scanned(pipeline, c.pdf!));
+  for (const corpus of CORPORA.filter((c) => only === undefined || c.name === only)) {
+    if (corpus.folder && !existsSync(path.join(root, corpus.folder))) {
+      console.log(`\n## ${corpus.name}: SKIPPED, ${path.join(root, corpus.folder)} is missing`);
+      continue;
+    }
+    const since = performance.now();
+    const outcome = await corpus.run(ctx);
+    console.log(`\n(${corpus.name}: ${seconds(since)})`);
+    judged.push(...outcome.judged);
+    goals.push(...outcome.goals);
   }
 } finally {
-  await pipeline.close();
+  await ctx.reader.close();
 }
-console.log(`\n${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+console.log(`\n## Wrong fields (generic extraction, and invoice2data with templates)\n`);
+printWrong(judged);
+
+console.log('\n## Summary against the targets (generic extraction)\n');
+const width = Math.max(...goals.map((g) => g.run.length), 10);
+for (const g of goals) {
+  const verdict = g.met === undefined ? '' : g.met ? 'met' : 'NOT MET';
+  console.log(`${g.run.padEnd(width)}  ${g.measure.padEnd(20)} ${g.value.padEnd(22)} ${(g.target ?? '').padEnd(10)} ${verdict}`);
+}
+console.log('\nCalibration: found values of generic extraction, all corpora together, by confidence\n');
+const confident = printCalibration(judged);
+const share = confident.total ? confident.right / confident.total : 0;
+console.log(
+  `\nright at confidence >= ${CONFIDENT}: ${confident.right}/${confident.total} (${(100 * share).toFixed(1)}%), target ${100 * CONFIDENT_TARGET}%: ${share >= CONFIDENT_TARGET ? 'met' : 'NOT MET'}`,
+);
+console.log(`\n${cache.describe()}`);
+console.log(`total time ${seconds(started)}`);
