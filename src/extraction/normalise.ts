@@ -32,7 +32,7 @@ function iso(year: number, month: number, day: number): string | null {
 const NUMERIC_YMD = /(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)/;
 const NUMERIC_DOTTED = /(?<!\d)(\d{1,2})\.\s?(\d{1,2})\.\s?(\d{4}|\d{2})(?![\d.])/;
 const NUMERIC_SLASHED = /(?<!\d)(\d{1,2})[/-](\d{1,2})[/-](\d{4}|\d{2})(?!\d)/;
-const DAY_MONTH_YEAR = new RegExp(`(?<![\\p{L}\\d])(\\d{1,2})(?:st|nd|rd|th|er|e)?\\.?[\\s-]+${MONTH_WORD}[\\s,-]+(\\d{4})(?!\\d)`, 'iu');
+const DAY_MONTH_YEAR = new RegExp(`(?<![\\p{L}\\d])(\\d{1,2})(?:st|nd|rd|th|er|e)?\\.?[\\s-]+${MONTH_WORD}[\\s,-]+(\\d{4}|\\d{2})(?![\\d:])`, 'iu');
 const MONTH_DAY_YEAR = new RegExp(`(?<![\\p{L}])${MONTH_WORD}\\s+(\\d{1,2})(?:st|nd|rd|th|er|e)?(?:\\s*,)?\\s+(\\d{4})(?!\\d)`, 'iu');
 
 export interface ParsedDate {

@@ -1,7 +1,7 @@
 import { matchLabel } from '../labels.js';
 import { parseAmount } from '../normalise.js';
 import { union } from '../layout.js';
-import type { Line, Word } from '../types.js';
+import type { Word } from '../types.js';
 import { MONEY } from './amounts.js';
 import { meanConfidence } from './words.js';
 import type { Candidate, Finder } from './types.js';
@@ -22,15 +22,8 @@ function trailingWords(words: Word[], text: string): Word[] {
  * Receipts print their totals this way, and OCR often splits such a row at the leader dots.
  */
 export const amountRows: Finder = (ctx) => {
-  const rows = new Map<string, { page: number; lines: Line[] }>();
-  for (const { page, line } of ctx.lines) {
-    const key = `${page}:${line.row}`;
-    const row = rows.get(key) ?? rows.set(key, { page, lines: [] }).get(key)!;
-    row.lines.push(line);
-  }
   const out: Candidate[] = [];
-  for (const { page, lines } of rows.values()) {
-    const text = lines.map((l) => l.text).join(' ');
+  for (const { page, lines, text } of ctx.rows) {
     const last = [...text.matchAll(MONEY)].at(-1);
     if (!last || text.slice(last.index! + last[0].length).trim().length > 2) continue;
     const label = text.slice(0, last.index!).replace(FILLER, '').trim();

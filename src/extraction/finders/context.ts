@@ -5,7 +5,7 @@ import { documentText } from '../text.js';
 import type { DocumentText, Line, Word } from '../types.js';
 import { recipientLines } from '../vendor.js';
 import { documentTypeOf } from '../document-type.js';
-import type { FinderContext, Located } from './types.js';
+import type { FinderContext, Located, Row } from './types.js';
 
 /** Everything finders share, worked out once per document. */
 export function finderContext(doc: DocumentText): FinderContext & { documentTypeSays: string } {
@@ -16,6 +16,14 @@ export function finderContext(doc: DocumentText): FinderContext & { documentType
   const lines: Located[] = doc.pages.flatMap((page) => page.lines.map((line) => ({ page: page.number, line })));
   const byWord = new Map<Word, Located>();
   for (const located of lines) for (const word of located.line.words) byWord.set(word, located);
+  const rows: Row[] = [];
+  for (const { page, line } of lines) {
+    const last = rows.at(-1);
+    if (last && last.page === page && last.row === line.row) {
+      last.lines.push(line);
+      last.text += ` ${line.text}`;
+    } else rows.push({ page, row: line.row, lines: [line], text: line.text });
+  }
   const recipients = new Set<Line>(doc.pages.flatMap((page) => [...recipientLines(page)]));
   const { type, says } = documentTypeOf(doc, text);
   return {
@@ -27,6 +35,7 @@ export function finderContext(doc: DocumentText): FinderContext & { documentType
     isLabel,
     pairs: doc.pages.flatMap((page) => findPairs(page, isLabel)),
     lines,
+    rows,
     lineOf: (word) => byWord.get(word),
     inRecipientBlock: (l) => recipients.has(l.line),
   };

@@ -11,20 +11,21 @@ const TIME = /\b\d{1,2}:\d{2}(?::\d{2})?\s*(?:[AaPp][Mm])?\b/;
  */
 export const unlabelledDates: Finder = (ctx) => {
   const out: Candidate[] = [];
-  for (const located of ctx.lines) {
-    const date = parseDate(located.line.text, ctx.order);
+  for (const row of ctx.rows) {
+    const date = parseDate(row.text, ctx.order);
     if (!date) continue;
-    const start = located.line.text.indexOf(date.matched);
-    const timed = TIME.test(located.line.text.replace(date.matched, ' '));
+    const start = row.text.indexOf(date.matched);
+    const timed = TIME.test(row.text.replace(date.matched, ' '));
+    const words = row.lines.flatMap((l) => l.words);
     const first = out.length === 0;
     out.push({
       field: 'invoice_date',
       value: date.value,
       score: (first ? 0.55 : 0.35) * (date.ambiguous ? 0.8 : 1) + (timed ? 0.15 : 0),
-      ...spanOf(located.line, start, start + date.matched.length),
-      explanation: `${first ? 'first date' : 'date'} on page ${located.page}${timed ? ', printed with a time of day' : ''} (no date label)`,
-      page: located.page,
-      row: located.line.row,
+      ...spanOf({ words }, start, start + date.matched.length),
+      explanation: `${first ? 'first date' : 'date'} on page ${row.page}${timed ? ', printed with a time of day' : ''} (no date label)`,
+      page: row.page,
+      row: row.row,
     });
     if (out.length >= 5) break;
   }

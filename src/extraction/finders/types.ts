@@ -9,6 +9,14 @@ export interface Located {
   line: Line;
 }
 
+/** One visual row of a page: however layout or OCR cut it into lines. */
+export interface Row {
+  page: number;
+  row: number;
+  lines: Line[];
+  text: string;
+}
+
 export type DocumentType = 'invoice' | 'receipt' | 'credit_note';
 
 /** What every finder may read: the document and what is worked out from it once. */
@@ -22,6 +30,8 @@ export interface FinderContext {
   isLabel: LabelTest;
   pairs: LabelValue[];
   lines: Located[];
+  /** The visual rows of every page, top to bottom: the lines of one row joined by spaces. */
+  rows: Row[];
   /** The line a word is on. */
   lineOf(word: Word): Located | undefined;
   /** Lines of the customer's or delivery block (under "Bill to", "Käufer", "Ship to"). */

@@ -2,7 +2,7 @@ import { union } from '../layout.js';
 import type { Box, Line, Word } from '../types.js';
 
 /** The words of `line` that hold the characters from `start` to `end` of its text. */
-export function wordsAt(line: Line, start: number, end: number): Word[] {
+export function wordsAt(line: Pick<Line, 'words'>, start: number, end: number): Word[] {
   const words: Word[] = [];
   let offset = 0;
   for (const word of line.words) {
@@ -18,7 +18,7 @@ export function meanConfidence(words: Word[]): number {
 }
 
 /** Box and text confidence of the characters `start` to `end` of a line. */
-export function spanOf(line: Line, start: number, end: number): { bbox: Box; textConfidence: number } {
+export function spanOf(line: Pick<Line, 'words'>, start: number, end: number): { bbox: Box; textConfidence: number } {
   const words = wordsAt(line, start, end);
   return { bbox: union(words.map((w) => w.bbox)), textConfidence: meanConfidence(words) };
 }

@@ -1,0 +1,705 @@
+import { union } from '../layout.js';
+import { median } from '../median.js';
+import { currencyOf, parseAmount } from '../normalise.js';
+import type { Box, DocumentText, FoundField, Line, PageText, Word } from '../types.js';
+import { endLabel, findHeader, NUMERIC_KINDS, type Column, type ColumnKind } from './line-items-header.js';
+
+/**
+ * Generic line items: item tables found by their header row (description / quantity / unit price /
+ * amount / tax rate / code / unit, in the languages of `lexicon/columns`), read row by row under it.
+ *
+ * - Each word of a row goes to a column by where it sits under the header: text by its left edge,
+ *   numbers by whichever of their left edge, right edge or centre lines up with a header cell
+ *   (numbers are right-aligned under their header on most invoices, left-aligned on some).
+ * - A row with a description and an amount or unit price starts an item; a row with text only in
+ *   the description column, aligned with it and as close as the table's closest rows, continues
+ *   its description; a row with the numbers but no description takes the text rows above it.
+ * - The table ends at a totals label (Subtotal, Zwischensumme, Total), at a row with text where
+ *   numbers belong, at a wide vertical gap or at the page end; after a section subtotal a full item
+ *   row within two rows resumes it. A table cut by the page end (or an "Übertrag" label) goes on at
+ *   the first full item row of the next page, or under that page's repeated header.
+ * - Values: amounts and unit prices as 2-decimal strings (`parseAmount`), quantities and tax rates
+ *   as plain decimals ("2", "1.5", "19"). A row whose quantity x unit price equals its amount
+ *   within a cent gets a higher confidence.
+ */
+
+export interface LineItemCell {
+  value: string;
+  page: number;
+  bbox: Box;
+  /** 0-100. */
+  confidence: number;
+  /** The column's header as printed. */
+  column: string;
+}
+
+export const LINE_ITEM_KEYS = ['description', 'quantity', 'unit_price', 'amount', 'tax_rate', 'code', 'unit'] as const;
+export type LineItemKey = (typeof LINE_ITEM_KEYS)[number];
+
+export interface LineItem {
+  /** The page the item's row starts on. */
+  page: number;
+  /** 1-based position of the item among the document's item rows (a table continued on the next page keeps counting). */
+  row: number;
+  cells: Partial<Record<LineItemKey, LineItemCell>>;
+  /** How quantity x unit price compares with the amount. */
+  check: 'fits' | 'differs' | 'unchecked';
+  /** The arithmetic, e.g. "3 x 100.00 = 300.00". */
+  checkNote?: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rows and words
+
+interface Row {
+  page: number;
+  lines: Line[];
+  y0: number;
+  cy: number;
+  /** Median word height and character width, as page fractions. */
+  height: number;
+  charWidth: number;
+}
+
+function rowsOf(page: PageText): Row[] {
+  const byRow = new Map<number, Line[]>();
+  for (const line of page.lines) {
+    const list = byRow.get(line.row);
+    if (list) list.push(line);
+    else byRow.set(line.row, [line]);
+  }
+  return [...byRow.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([, lines]) => {
+      lines.sort((a, b) => a.bbox.x - b.bbox.x);
+      const words = lines.flatMap((l) => l.words);
+      const box = union(lines.map((l) => l.bbox));
+      return {
+        page: page.number,
+        lines,
+        y0: box.y,
+        cy: box.y + box.height / 2,
+        height: median(words.map((w) => w.bbox.height)) ?? box.height,
+        charWidth: median(words.map((w) => w.bbox.width / Math.max(1, w.text.length))) ?? 0.005,
+      };
+    });
+}
+
+const CURRENCY_SIGN = /^(?:[$€£¥₹₩₽₺₪]|US\$|[A-Z]{1,2}\$|RM|Rp\.?|Rs\.?|zł|kr|Kč|Fr\.)/u;
+const NUMBER = /^[-−+]?\(?[-−]?(?:\d{1,3}(?:[.,'’\u00a0\u202f]\d{3})+|\d+)(?:[.,]\d+)?\)?-?$/;
+
+type WordKind = 'number' | 'currency' | 'dash' | 'text';
+
+/** A word's part in a table cell: a number (with its currency sign or percent sign), a bare currency, a placeholder dash, or text. */
+function wordKind(text: string): WordKind {
+  if (/^[-–—*/.]+$/.test(text)) return 'dash';
+  let rest = text.replace(CURRENCY_SIGN, '');
+  const iso = /^[A-Z]{3}/.exec(rest);
+  if (iso && currencyOf(iso[0]) === iso[0]) rest = rest.slice(3);
+  if (!rest) return 'currency';
+  rest = rest.replace(/(?:[$€£¥]|\s?%|[A-Z]{3}|\*)$/u, '');
+  if (NUMBER.test(rest)) return 'number';
+  return 'text';
+}
+
+function wordsText(words: Word[]): string {
+  return words.map((w) => w.text).join(' ');
+}
+
+function meanConfidence(words: Word[]): number {
+  return words.reduce((sum, w) => sum + w.confidence, 0) / (words.length || 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cells of a row
+
+interface Cell {
+  words: Word[];
+  numeric: boolean;
+  col: number;
+}
+
+interface Table {
+  columns: Column[];
+  /** Boundaries between neighbouring columns' zones: the middle of the gap between their header cells. */
+  bounds: number[];
+}
+
+function tableOf(columns: Column[]): Table {
+  const bounds: number[] = [];
+  for (let i = 0; i + 1 < columns.length; i += 1) bounds.push((columns[i]!.x1 + columns[i + 1]!.x0) / 2);
+  return { columns, bounds };
+}
+
+function zoneAt(table: Table, x: number): number {
+  let i = 0;
+  while (i < table.bounds.length && x >= table.bounds[i]!) i += 1;
+  return i;
+}
+
+function extent(words: Word[]): { x0: number; x1: number } {
+  let x0 = Infinity;
+  let x1 = -Infinity;
+  for (const w of words) {
+    x0 = Math.min(x0, w.bbox.x);
+    x1 = Math.max(x1, w.bbox.x + w.bbox.width);
+  }
+  return { x0, x1 };
+}
+
+/** How badly a number sits under a column: the closest of its edges and centre to the header's, more when outside the column's zone. */
+function numberCost(table: Table, cell: Cell, col: number): number {
+  const { x0, x1 } = extent(cell.words);
+  const c = table.columns[col]!;
+  const edge = Math.min(Math.abs(x0 - c.x0), Math.abs(x1 - c.x1), Math.abs((x0 + x1) / 2 - (c.x0 + c.x1) / 2));
+  const inZone = zoneAt(table, x0) === col || zoneAt(table, x1) === col || zoneAt(table, (x0 + x1) / 2) === col;
+  return edge + (inZone ? 0 : 0.5) + (c.kind === 'description' ? 0.02 : 0);
+}
+
+/** Puts a row's numbers in columns left to right, one per column, at the least total misalignment. */
+function placeNumbers(table: Table, cells: Cell[]): void {
+  const n = cells.length;
+  const m = table.columns.length;
+  if (!n) return;
+  const SKIP = 0.6;
+  // best[i][j]: cost of placing the first i numbers in the first j columns.
+  const best: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(Infinity));
+  const choice: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let j = 0; j <= m; j += 1) best[0]![j] = 0;
+  for (let i = 1; i <= n; i += 1) {
+    for (let j = 0; j <= m; j += 1) {
+      let value = best[i - 1]![j]! + SKIP;
+      let how = -1;
+      if (j > 0 && best[i]![j - 1]! < value) {
+        value = best[i]![j - 1]!;
+        how = -2;
+      }
+      if (j > 0) {
+        const placed = best[i - 1]![j - 1]! + numberCost(table, cells[i - 1]!, j - 1);
+        if (placed < value) {
+          value = placed;
+          how = j - 1;
+        }
+      }
+      best[i]![j] = value;
+      choice[i]![j] = how;
+    }
+  }
+  let i = n;
+  let j = m;
+  while (i > 0) {
+    const how = choice[i]![j]!;
+    if (how === -2) j -= 1;
+    else if (how === -1) {
+      cells[i - 1]!.col = -1;
+      i -= 1;
+    } else {
+      cells[i - 1]!.col = how;
+      i -= 1;
+      j -= 1;
+    }
+  }
+}
+
+const TEXT_KINDS = new Set<ColumnKind>(['description', 'code', 'unit', 'other']);
+
+/** Cuts a row into cells: runs of text, and numbers with their currency; then gives each a column. */
+function cellsOf(table: Table, row: Row): Cell[] {
+  const cells: Cell[] = [];
+  for (const line of row.lines) {
+    let current: Cell | null = null;
+    let pending: Word[] = [];
+    for (const word of line.words) {
+      const kind = wordKind(word.text);
+      if (kind === 'dash') {
+        current = null;
+        continue;
+      }
+      if (kind === 'currency') {
+        if (current?.numeric && !pending.length) current.words.push(word);
+        else pending.push(word);
+        continue;
+      }
+      const zone = zoneAt(table, word.bbox.x);
+      if (kind === 'number') {
+        const last = current?.words.at(-1);
+        if (current && !current.numeric && zone === current.col) {
+          current.words.push(...pending, word);
+        } else if (current?.numeric && last && /^\d{3}(?:[.,]\d+)?$/.test(word.text) && /\d$/.test(last.text) && word.bbox.x - (last.bbox.x + last.bbox.width) < 0.8 * row.charWidth) {
+          current.words.push(word); // "1 000,00" read as two words
+        } else {
+          current = { words: [...pending, word], numeric: true, col: -1 };
+          cells.push(current);
+        }
+        pending = [];
+        continue;
+      }
+      if (current && (!current.numeric || !(TEXT_KINDS.has(table.columns[zone]!.kind) && zone !== zoneAt(table, extent(current.words).x0)))) {
+        current.words.push(...pending, word);
+      } else {
+        current = { words: [...pending, word], numeric: false, col: zone };
+        cells.push(current);
+      }
+      pending = [];
+    }
+  }
+  placeNumbers(
+    table,
+    cells.filter((c) => c.numeric),
+  );
+  return cells;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Row roles
+
+type Role = 'item' | 'text' | 'numbers' | 'other' | 'end' | 'carry' | 'misfit';
+
+interface RowRead {
+  row: Row;
+  role: Role;
+  /** Words per column kind, left to right. */
+  byKind: Map<ColumnKind, { words: Word[]; columns: Column[]; numeric: boolean }>;
+  /** Left edge of the description text. */
+  descX0: number;
+  /** Description, amount and a quantity or unit price: a row that can start or resume a table by itself. */
+  strong: boolean;
+}
+
+const UNIT_WORD = /^\p{L}{1,6}\.?$/u;
+const TAX_CODE = /^[A-Z]{1,3}\d?$/;
+
+function hasLetters(words: Word[]): boolean {
+  return words.some((w) => /\p{L}/u.test(w.text));
+}
+
+function readRow(table: Table, row: Row): RowRead {
+  const byKind: RowRead['byKind'] = new Map();
+  let stray = false;
+  let firstText: Word[] | null = null;
+  for (const cell of cellsOf(table, row)) {
+    if (cell.col < 0) continue;
+    const column = table.columns[cell.col]!;
+    if (!cell.numeric) {
+      firstText ??= cell.words;
+      if (NUMERIC_KINDS.has(column.kind)) {
+        const text = wordsText(cell.words);
+        const fits = (column.kind === 'quantity' && UNIT_WORD.test(text)) || ((column.kind === 'tax' || column.kind === 'tax_rate') && TAX_CODE.test(text));
+        if (!fits) stray = true;
+      }
+    }
+    const entry = byKind.get(column.kind);
+    if (entry) {
+      entry.words.push(...cell.words);
+      if (!entry.columns.includes(column)) entry.columns.push(column);
+      entry.numeric ||= cell.numeric;
+    } else byKind.set(column.kind, { words: [...cell.words], columns: [column], numeric: cell.numeric });
+  }
+  const description = byKind.get('description');
+  const hasDescription = !!description && description.words.some((w) => wordKind(w.text) === 'text');
+  const number = (kind: ColumnKind) => byKind.get(kind)?.words.some((w) => wordKind(w.text) === 'number') ?? false;
+  // A unit price alone makes an item only in a table without an amount column (a price list).
+  const hasAmountColumn = table.columns.some((c) => c.kind === 'amount');
+  const priced = number('amount') || (number('unit_price') && (number('quantity') || !hasAmountColumn));
+  const strong = hasDescription && number('amount') && (number('quantity') || number('unit_price'));
+  const numbersOutside = [...byKind.entries()].some(([kind, e]) => kind !== 'description' && kind !== 'code' && kind !== 'other' && e.words.some((w) => wordKind(w.text) === 'number'));
+  let role: Role;
+  const end = !strong && firstText ? endLabel(firstText) : null;
+  if (end) role = end;
+  else if (stray && !strong) role = 'misfit';
+  else if (hasDescription && priced) role = 'item';
+  else if (priced) role = 'numbers';
+  else if (!numbersOutside && (hasDescription || byKind.has('code'))) role = 'text';
+  else role = 'other';
+  const descX0 = description ? extent(description.words).x0 : Infinity;
+  return { row, role, byKind, descX0, strong };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tables over pages
+
+interface Segment {
+  table: Table;
+  rows: RowRead[];
+}
+
+/** Rows a table may pause for after a totals label (a section subtotal) and after a row that does not fit it (item details, notes). */
+const AFTER_TOTAL = 2;
+const AFTER_MISFIT = 6;
+
+/** Finds the item tables of a document and the rows that belong to them, page by page. */
+function segmentsOf(doc: DocumentText): Segment[] {
+  const segments: Segment[] = [];
+  let table: Table | null = null;
+  let segment: Segment | null = null;
+  let state: 'idle' | 'pre' | 'table' | 'suspended' | 'seek' = 'idle';
+  let goesOn = false;
+  for (const page of doc.pages) {
+    const rows = rowsOf(page);
+    state = goesOn && table ? 'seek' : 'idle';
+    goesOn = false;
+    let lastCy = 0;
+    let prevCy = 0;
+    let height = 0;
+    let waited = 0;
+    let budget = 0;
+    let closedByTotal = false;
+    const pitches: number[] = [];
+    const start = (t: Table, cy: number, h: number) => {
+      table = t;
+      segment = { table: t, rows: [] };
+      segments.push(segment);
+      lastCy = cy;
+      prevCy = cy;
+      height = h;
+      pitches.length = 0;
+      waited = 0;
+      closedByTotal = false;
+    };
+    const push = (read: RowRead) => {
+      segment!.rows.push(read);
+      pitches.push(read.row.cy - lastCy);
+      lastCy = read.row.cy;
+    };
+    const suspend = (read: RowRead) => {
+      closedByTotal ||= read.role === 'end';
+      goesOn ||= read.role === 'carry';
+      budget = Math.min(state === 'suspended' ? budget - waited : Infinity, closedByTotal ? AFTER_TOTAL : AFTER_MISFIT);
+      waited = 0;
+      state = 'suspended';
+      segment!.rows.push({ ...read, role: 'end' });
+    };
+    for (let r = 0; r < rows.length; r += 1) {
+      const row = rows[r]!;
+      const header = findHeader(rows, r);
+      if (header) {
+        start(tableOf(header.columns), rows[header.last]!.cy, row.height);
+        state = 'pre';
+        r = header.last;
+        continue;
+      }
+      if (state === 'idle' || !table) continue;
+      const read = readRow(table, row);
+      const pitch = row.cy - lastCy;
+      const typical = median(pitches.slice(-8)) ?? 2 * height;
+      const wide = row.cy - prevCy > Math.max(8 * height, 3 * typical);
+      prevCy = row.cy;
+      if (state === 'seek') {
+        // A table cut by the page end goes on at the first full item row of the next page.
+        if (read.strong && read.role === 'item' && row.y0 < 0.6) {
+          start(table, row.cy - 2 * row.height, row.height);
+          push(read);
+          state = 'table';
+        }
+        continue;
+      }
+      if (state === 'pre') {
+        if (read.role === 'item' || read.role === 'numbers') {
+          push(read);
+          state = 'table';
+        } else if (pitch > 8 * height || (waited += 1) > 4 || read.role === 'end') {
+          state = 'idle';
+        } else if (read.role === 'text') {
+          push(read);
+        }
+        continue;
+      }
+      if (state === 'table') {
+        if (wide) state = 'idle';
+        else if (read.role === 'end' || read.role === 'misfit' || read.role === 'carry') suspend(read);
+        else push(read);
+        continue;
+      }
+      // Suspended: a full item row soon after resumes the table.
+      waited += 1;
+      if (wide) state = 'idle';
+      else if (read.role === 'item' && read.strong && waited <= budget) {
+        push(read);
+        state = 'table';
+      } else if (read.role === 'end' || read.role === 'carry') suspend(read);
+      else if (waited >= budget) state = 'idle';
+    }
+    if (state === 'table' || state === 'pre' || (state === 'suspended' && !closedByTotal)) goesOn = true;
+  }
+  return segments;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values
+
+/** A number as printed, read with `parseAmount`'s rules but keeping every decimal; `alternative` reads "1.000" as 1 rather than 1000. */
+function decimalOf(text: string): { value: number; alternative?: number } | null {
+  const m = /[-−]?\d[\d.,'’\u00a0\u202f]*/.exec(text);
+  if (!m) return null;
+  const raw = m[0].replace(/[.,'’\u00a0\u202f]+$/, '');
+  const negative = raw.startsWith('-') || raw.startsWith('−') || /\d-$/.test(text.trim()) || /^\(.*\)$/.test(text.trim());
+  const digits = raw.replace(/^[-−]/, '');
+  const lastComma = digits.lastIndexOf(',');
+  const lastDot = digits.lastIndexOf('.');
+  let decimalAt = -1;
+  let alternative: number | undefined;
+  const plain = (s: string) => Number(s.replace(/[^\d]/g, ''));
+  if (lastComma >= 0 && lastDot >= 0) decimalAt = Math.max(lastComma, lastDot);
+  else {
+    const sep = lastComma >= 0 ? ',' : lastDot >= 0 ? '.' : null;
+    if (sep) {
+      const count = digits.split(sep).length - 1;
+      const after = digits.length - digits.lastIndexOf(sep) - 1;
+      if (count === 1 && after !== 3) decimalAt = digits.lastIndexOf(sep);
+      else if (count === 1 && after === 3) alternative = Number(`${plain(digits.slice(0, digits.lastIndexOf(sep)))}.${digits.slice(-3)}`);
+    }
+  }
+  const value = decimalAt >= 0 ? Number(`${plain(digits.slice(0, decimalAt))}.${digits.slice(decimalAt + 1)}`) : plain(digits);
+  const sign = negative ? -1 : 1;
+  return { value: sign * value, alternative: alternative === undefined ? undefined : sign * alternative };
+}
+
+/** A plain decimal without trailing zeros: 2, 1.5, 0.125. */
+function plainDecimal(n: number): string {
+  return String(Number(n.toFixed(6)));
+}
+
+function amountOf(words: Word[]): { value: string; amount: number } | null {
+  const numbers = words.filter((w) => wordKind(w.text) !== 'text');
+  const parsed = parseAmount(wordsText(numbers.length ? numbers : words));
+  if (!parsed) return null;
+  return { value: parsed.value, amount: Number(parsed.value) };
+}
+
+/** The number of a cell, the words it was read from, and the text after it (a unit: "1.00 kg"). */
+function numberWords(words: Word[]): { number: Word[]; rest: Word[] } {
+  const at = words.findIndex((w) => wordKind(w.text) === 'number');
+  if (at < 0) return { number: [], rest: words };
+  return { number: words.slice(0, at + 1), rest: words.slice(at + 1) };
+}
+
+const near = (a: number, b: number, tolerance: number) => Math.abs(a - b) <= tolerance + 1e-9;
+
+/** An item while its table is read: the row that starts it, rows that complete it, its description lines. */
+interface Draft {
+  page: number;
+  byKind: RowRead['byKind'];
+  /** Description lines, top to bottom. */
+  lines: Word[][];
+  descX0: number;
+  /** Centre of the item's lowest row. */
+  lastCy: number;
+}
+
+const DESCRIPTION_LABEL = 'Description';
+const NUMBER_KINDS: ColumnKind[] = ['quantity', 'unit_price', 'amount', 'tax_rate', 'tax', 'discount'];
+
+function cell(words: Word[], value: string, page: number, column: string): LineItemCell {
+  return { value, page, bbox: union(words.map((w) => w.bbox)), confidence: meanConfidence(words), column };
+}
+
+function descriptionOf(read: RowRead): Word[] {
+  return read.byKind.get('description')?.words ?? [];
+}
+
+function draftOf(read: RowRead, lines: Word[][]): Draft {
+  return { page: read.row.page, byKind: new Map([...read.byKind].map(([k, v]) => [k, { ...v, words: [...v.words] }])), lines, descX0: read.descX0, lastCy: read.row.cy };
+}
+
+function hasNumber(read: RowRead, kind: ColumnKind): boolean {
+  return read.byKind.get(kind)?.words.some((w) => wordKind(w.text) === 'number') ?? false;
+}
+
+/**
+ * Whether a row right under an item holds the numbers the item row lacks (an amount printed a
+ * line lower, as tables with cells of several lines centre or stagger them): then it completes the item.
+ */
+function completes(draft: Draft, read: RowRead): boolean {
+  if (read.row.page !== draft.page || read.row.cy - draft.lastCy > 1.5 * read.row.height) return false;
+  if (read.byKind.get('description')?.words.some((w) => wordKind(w.text) === 'text')) return false;
+  const adds = NUMBER_KINDS.filter((k) => hasNumber(read, k));
+  return adds.length > 0 && adds.every((k) => !draft.byKind.has(k));
+}
+
+function complete(draft: Draft, read: RowRead): void {
+  for (const kind of NUMBER_KINDS) if (hasNumber(read, kind)) draft.byKind.set(kind, { ...read.byKind.get(kind)!, words: [...read.byKind.get(kind)!.words] });
+  draft.lastCy = read.row.cy;
+}
+
+/** The item's values: description, code, quantity and unit, prices, tax rate, and how quantity x unit price fits the amount. */
+function itemOf(draft: Draft, descColumn: string): LineItem {
+  const { page } = draft;
+  const cells: LineItem['cells'] = {};
+  const get = (kind: ColumnKind) => draft.byKind.get(kind);
+  const label = (kind: ColumnKind) => get(kind)!.columns.map((c) => c.label).join(' / ');
+
+  const codeCell = get('code');
+  if (codeCell?.words.length) cells.code = cell(codeCell.words, wordsText(codeCell.words), page, label('code'));
+  const lines = draft.lines.map((l) => [...l]).filter((l) => l.length);
+  // "[FURN_7777] Office Chair", "*987123* Olive Oil": a product code or barcode printed before the description.
+  const first = lines[0];
+  const tagged = first && first.length > 1 ? /^(?:\[([^\]\s]{1,40})\]|\*(\d{4,20})\*)$/.exec(first[0]!.text) : null;
+  if (tagged) {
+    if (!cells.code) cells.code = cell([first![0]!], tagged[1] ?? tagged[2]!, page, descColumn);
+    first!.shift();
+  }
+  const descWords = lines.flat();
+  if (descWords.length) {
+    cells.description = cell(descWords, lines.map(wordsText).join('\n'), page, descColumn);
+    cells.description.confidence *= lines.length > 1 ? 0.95 : 1;
+  }
+
+  let quantity: { value: number; alternative?: number } | null = null;
+  let quantityWords: Word[] = [];
+  const q = get('quantity');
+  if (q) {
+    const { number, rest } = numberWords(q.words);
+    quantity = number.length ? decimalOf(wordsText(number)) : null;
+    quantityWords = number;
+    const unitWords = rest.filter((w) => UNIT_WORD.test(w.text));
+    if (unitWords.length && !get('unit')) cells.unit = cell(unitWords, wordsText(unitWords).replace(/\.$/, ''), page, label('quantity'));
+  }
+  const u = get('unit');
+  if (u && hasLetters(u.words)) cells.unit = cell(u.words, wordsText(u.words), page, label('unit'));
+  const price = get('unit_price') ? amountOf(get('unit_price')!.words) : null;
+  const amount = get('amount') ? amountOf(get('amount')!.words) : null;
+  const discount = get('discount') ? decimalOf(wordsText(get('discount')!.words)) : null;
+  for (const kind of ['tax_rate', 'tax'] as const) {
+    const t = get(kind);
+    if (!t || cells.tax_rate) continue;
+    const { number } = numberWords(t.words);
+    const rate = number.length ? decimalOf(wordsText(number)) : null;
+    const percent = t.words.some((w) => w.text.includes('%')) || t.columns.some((c) => c.percent);
+    // A tax column holds rates ("19 %") or tax amounts; without a percent sign a small number beside a larger amount is a rate.
+    if (rate && rate.value >= 0 && rate.value < 100 && (kind === 'tax_rate' || percent || (rate.value <= 30 && (!amount || Math.abs(amount.amount) > rate.value * 1.5)))) {
+      cells.tax_rate = cell(number, plainDecimal(rate.value), page, label(kind));
+    }
+  }
+
+  // Quantity x unit price against the amount, with the reading of the quantity ("1,000" as 1 or 1000) that fits.
+  let check: LineItem['check'] = 'unchecked';
+  let checkNote: string | undefined;
+  let qty = quantity?.value;
+  if (quantity && price && amount) {
+    const factor = discount && discount.value > 0 && discount.value < 100 ? 1 - discount.value / 100 : 1;
+    const tolerance = 0.01 + 0.005 * Math.abs(quantity.value);
+    const fits = (n: number) => near(n * price.amount, amount.amount, tolerance) || near(n * price.amount * factor, amount.amount, tolerance);
+    if (fits(quantity.value)) check = 'fits';
+    else if (quantity.alternative !== undefined && fits(quantity.alternative)) {
+      qty = quantity.alternative;
+      check = 'fits';
+    } else check = 'differs';
+    const product = (qty! * price.amount).toFixed(2);
+    checkNote = check === 'fits' ? `${plainDecimal(qty!)} x ${price.value} = ${amount.value}` : `${plainDecimal(qty!)} x ${price.value} = ${product}, not the amount ${amount.value}`;
+  } else if (!quantity && price && amount && near(price.amount, amount.amount, 0.01)) {
+    check = 'fits';
+    checkNote = `unit price ${price.value} = amount ${amount.value}`;
+  }
+  if (quantity && qty !== undefined) cells.quantity = cell(quantityWords, plainDecimal(qty), page, label('quantity'));
+  if (price) cells.unit_price = cell(get('unit_price')!.words, price.value, page, label('unit_price'));
+  if (amount) cells.amount = cell(get('amount')!.words, amount.value, page, label('amount'));
+
+  // Confidence: the words' own (OCR), times how well the row adds up.
+  const factor = check === 'fits' ? 0.95 : check === 'unchecked' ? 0.82 : 0.6;
+  for (const key of LINE_ITEM_KEYS) {
+    const c = cells[key];
+    if (c) c.confidence = Math.round(c.confidence * (key === 'description' ? (check === 'fits' ? 0.9 : 0.75) : factor));
+  }
+  return { page, row: 0, cells, check, checkNote };
+}
+
+/** The items of one table segment: item rows, with the rows that complete them and the text rows that continue their descriptions. */
+function itemsOf(segment: Segment): LineItem[] {
+  const heights = segment.rows.map((r) => r.row.height);
+  const height = median(heights) ?? 0.01;
+  let closest = Infinity;
+  for (let i = 1; i < segment.rows.length; i += 1) {
+    const a = segment.rows[i - 1]!;
+    const b = segment.rows[i]!;
+    if (a.role !== 'end' && b.role !== 'end' && a.row.page === b.row.page) closest = Math.min(closest, b.row.cy - a.row.cy);
+  }
+  const pitch = Math.max(closest, height);
+  const descColumn = segment.table.columns.find((c) => c.kind === 'description')?.label ?? DESCRIPTION_LABEL;
+  const drafts: Draft[] = [];
+  let last: Draft | null = null;
+  let buffer: RowRead[] = [];
+
+  /** Text rows under an item continue its description while aligned with it and as close as the table's closest rows. */
+  const flush = () => {
+    if (last) {
+      for (const read of buffer) {
+        const aligned = Math.abs(read.descX0 - last.descX0) <= 1.5 * read.row.charWidth;
+        const close = read.row.cy - last.lastCy <= 1.3 * pitch && read.row.page === last.page;
+        if (!aligned || !close) break;
+        last.lines.push(descriptionOf(read));
+        last.lastCy = read.row.cy;
+      }
+    }
+    buffer = [];
+  };
+
+  for (const read of segment.rows) {
+    if (read.role === 'item') {
+      flush();
+      last = draftOf(read, [descriptionOf(read)]);
+      drafts.push(last);
+    } else if (read.role === 'text') {
+      buffer.push(read);
+    } else if ((read.role === 'numbers' || read.role === 'other') && !buffer.length && last && completes(last, read)) {
+      complete(last, read);
+    } else if (read.role === 'numbers' && buffer.length) {
+      // Numbers under the text rows they belong to: a description printed above its figures.
+      const above = buffer.filter((b) => b.row.page === read.row.page && Math.abs(b.descX0 - buffer[0]!.descX0) <= 1.5 * b.row.charWidth);
+      buffer = [];
+      if (above.length && read.row.cy - above.at(-1)!.row.cy <= 1.3 * pitch) {
+        last = draftOf(read, above.map(descriptionOf));
+        last.descX0 = above[0]!.descX0;
+        drafts.push(last);
+      } else last = null;
+    } else {
+      flush();
+      last = null;
+    }
+  }
+  flush();
+  return drafts.map((d) => itemOf(d, descColumn));
+}
+
+/** The line items of a document's item tables, in document order. */
+export function findLineItems(doc: DocumentText): LineItem[] {
+  const items = segmentsOf(doc)
+    .flatMap(itemsOf)
+    .filter((item) => item.cells.description || item.cells.code);
+  items.forEach((item, i) => (item.row = i + 1));
+  return items;
+}
+
+/** The sum of the items' amounts, rounded to cents, or null when no item has an amount. */
+export function lineItemSum(items: LineItem[]): number | null {
+  let cents = 0;
+  let any = false;
+  for (const item of items) {
+    const amount = item.cells.amount;
+    if (!amount) continue;
+    cents += Math.round(Number(amount.value) * 100);
+    any = true;
+  }
+  return any ? cents / 100 : null;
+}
+
+/** The items as fields `line_items.N.<key>` (N from 0), each with its page, box, confidence and how it was found. */
+export function lineItemFields(items: LineItem[]): FoundField[] {
+  const fields: FoundField[] = [];
+  items.forEach((item, n) => {
+    for (const key of LINE_ITEM_KEYS) {
+      const c = item.cells[key];
+      if (!c) continue;
+      const arithmetic = item.checkNote && (key === 'quantity' || key === 'unit_price' || key === 'amount') ? `; ${item.checkNote}` : '';
+      fields.push({
+        field: `line_items.${n}.${key}`,
+        value: c.value,
+        confidence: Math.max(0, Math.min(100, c.confidence)),
+        explanation: `row ${item.row} of the item table on page ${c.page}, column '${c.column}'${arithmetic}`,
+        page: c.page,
+        bbox: c.bbox,
+      });
+    }
+  });
+  return fields;
+}
+export const __segments = segmentsOf;
