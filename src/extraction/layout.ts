@@ -3,6 +3,8 @@ import type { Box, LabelValue, Line, PageText, Word } from './types.js';
 /** Tells whether a phrase is a label the caller knows, such as "Invoice No" or "Total". */
 export type LabelTest = (phrase: string) => boolean;
 
+/** Height over width of an A4 page. */
+const A4 = Math.SQRT2;
 /** A horizontal gap wider than this many text heights separates columns rather than words. */
 const COLUMN_GAP = 1.2;
 /**
@@ -51,9 +53,13 @@ export function sameRow(a: Box, b: Box): boolean {
 
 /**
  * Groups words into rows by vertical overlap, orders each row left to right and cuts it into
- * lines at column gaps. Works the same for PDF text items and OCR words.
+ * lines at column gaps. Works the same for PDF text items and OCR words. Boxes are fractions of
+ * the page's width and height, so a gap as wide as the text is high is a larger fraction of a
+ * narrow till roll than of an A4 sheet: `aspect` (the page's height over its width) scales the
+ * column gap to the page, taking A4 as the measure the gap was set on.
  */
-export function wordsToLines(words: Word[]): Line[] {
+export function wordsToLines(words: Word[], aspect = A4): Line[] {
+  const scale = aspect / A4;
   const sorted = [...words].sort((a, b) => a.bbox.y + a.bbox.height / 2 - (b.bbox.y + b.bbox.height / 2));
   const rows: { box: Box; words: Word[] }[] = [];
   for (const word of sorted) {
@@ -79,11 +85,11 @@ export function wordsToLines(words: Word[]): Line[] {
     for (const word of inRow) {
       const last = current.at(-1);
       const gap = last ? word.bbox.x - (last.bbox.x + last.bbox.width) : 0;
-      if (last && Math.abs(gap) < TOUCHING * textHeight && /\p{L}$/u.test(last.text) && /^\p{Ll}/u.test(word.text)) {
+      if (last && Math.abs(gap) < TOUCHING * textHeight * scale && /\p{L}$/u.test(last.text) && /^\p{Ll}/u.test(word.text)) {
         current[current.length - 1] = { text: last.text + word.text, confidence: Math.min(last.confidence, word.confidence), bbox: grow(last.bbox, word.bbox) };
         continue;
       }
-      if (last && gap > COLUMN_GAP * textHeight) {
+      if (last && gap > COLUMN_GAP * textHeight * scale) {
         lines.push(makeLine(current, index));
         current = [];
       }

@@ -163,6 +163,7 @@ const SYMBOLS: [RegExp, string][] = [
   [/€/, 'EUR'],
   [/£/, 'GBP'],
   [/₹|\bRs\.?(?=\s?-?\d)/, 'INR'],
+  [/\bRM(?=\s?-?\d)/, 'MYR'],
   [/CN¥|RMB|元/, 'CNY'],
   [/¥|円/, 'JPY'],
   [/₩/, 'KRW'],

@@ -72,7 +72,7 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
           const image = await pdf.render(n);
           const ocrWords = await pool.recognize(image, { continuation: ocrPages > 0 });
           ocrPages += 1;
-          pages.push({ number: n, source: 'ocr', lines: wordsToLines(ocrWords) });
+          pages.push({ number: n, source: 'ocr', lines: wordsToLines(ocrWords, image.height / image.width) });
         } catch (err) {
           throw onPage(n, err);
         }
@@ -86,7 +86,7 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
   async function readImage(bytes: Buffer): Promise<PageText[]> {
     const image = await prepareImage(bytes, limits);
     const words: Word[] = await pool.recognize(image);
-    return [{ number: 1, source: 'ocr', lines: wordsToLines(words) }];
+    return [{ number: 1, source: 'ocr', lines: wordsToLines(words, image.height / image.width) }];
   }
 
   return {

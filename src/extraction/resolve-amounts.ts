@@ -47,7 +47,17 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], l
     ),
     ...unlabelled.map((a) => ({ candidate: a, amount: a.amount!, support: 0, notes: [] as string[] })),
   ];
+  const distinct = new Set(totals.map((t) => t.amount!.toFixed(2)));
   const largest = Math.max(...totals.map((t) => t.amount!), -Infinity);
+  const subtotalMax = Math.max(...subtotals.map((s) => s.amount!), -Infinity);
+  // Without a labelled total, what was paid is one: cash tendered less the change given.
+  if (!totals.length) {
+    for (const p of tendered) {
+      const change = changes.find((c) => c.amount! > 0 && c.amount! < p.amount!);
+      const amount = Math.round((p.amount! - (change?.amount ?? 0)) * 100) / 100;
+      hypotheses.push({ candidate: { ...p, field: 'total_amount', value: money(amount), amount, score: 0.35 }, amount, support: 0, notes: [change ? `${p.value} tendered minus ${change.value} change` : `${p.value} paid, no change given`] });
+    }
+  }
   // A receipt's "Total" before tax is a subtotal in all but name: "TOTAL 20.00, GST 1.20, NET TOTAL 21.20".
   const bases = [...subtotals, ...totals];
   const adjustments = [0, ...roundings.map((r) => r.amount!)];
@@ -70,7 +80,11 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], l
       h.support += 0.15;
       h.notes.push('equals the sum of the line items');
     }
-    if (h.candidate.field === 'total_amount' && h.amount === largest && totals.length > 1) h.support += 0.05;
+    if (h.candidate.field === 'total_amount' && h.amount === largest && distinct.size > 1) h.support += 0.05;
+    if (h.amount < subtotalMax - 0.005) {
+      h.support -= 0.2;
+      h.notes.push('less than the subtotal');
+    }
     if (h.candidate.field === 'amount' && totals.some((t) => agree(t.amount!, h.amount))) h.support -= 1;
     if (h.amount <= 0) h.support -= 0.5;
   }
