@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { DocumentText } from '../../src/extraction/types.js';
 
@@ -10,6 +10,11 @@ const OCR_INPUTS = [
 ];
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+
+const codeHash = (repo: string) => sha256(OCR_INPUTS.map((file) => `${file}\n${sha256(readFileSync(path.join(repo, file)))}\n`).join('')).slice(0, 16);
+
+/** Folders of other code versions are removed once nobody has written to them for a day: another run may still be using one. */
+const STALE_MS = 24 * 3600 * 1000;
 
 export interface OcrCache {
   /** The document read before from these bytes in this way, if the OCR code has not changed since. */
@@ -22,20 +27,22 @@ export interface OcrCache {
 /**
  * OCR'd documents (the pipeline's DocumentText) in `.eval-cache/ocr-<hash of the OCR code>/`,
  * one file per input keyed by the sha256 of its bytes and how it was read (`variant`), so that
- * a change to field extraction re-runs in seconds. Older code hashes' folders are removed.
- * Disabled, nothing is read but fresh results are still written.
+ * a change to field extraction re-runs in seconds. Disabled, nothing is read but fresh results
+ * are still written. A document that cannot be written is only reported: the run goes on.
  */
 export function openOcrCache(repo: string, enabled: boolean): OcrCache {
-  const code = sha256(OCR_INPUTS.map((file) => `${file}\n${sha256(readFileSync(path.join(repo, file)))}\n`).join('')).slice(0, 16);
+  const code = codeHash(repo);
   const root = path.join(repo, '.eval-cache');
   const dir = path.join(root, `ocr-${code}`);
   mkdirSync(dir, { recursive: true });
-  for (const stale of readdirSync(root).filter((d) => d.startsWith('ocr-') && d !== `ocr-${code}`)) {
-    rmSync(path.join(root, stale), { recursive: true, force: true });
+  for (const other of readdirSync(root).filter((d) => d.startsWith('ocr-') && d !== `ocr-${code}`)) {
+    const at = path.join(root, other);
+    if (Date.now() - statSync(at).mtimeMs > STALE_MS) rmSync(at, { recursive: true, force: true });
   }
   const fileOf = (bytes: Buffer, variant: string) => path.join(dir, `${sha256(bytes)}${variant ? `-${sha256(variant).slice(0, 12)}` : ''}.json`);
   let hits = 0;
   let misses = 0;
+  let unwritten = 0;
   return {
     get(bytes, variant) {
       const file = fileOf(bytes, variant);
@@ -47,14 +54,20 @@ export function openOcrCache(repo: string, enabled: boolean): OcrCache {
       misses += 1;
       const file = fileOf(bytes, variant);
       const partial = `${file}.${process.pid}.tmp`;
-      writeFileSync(partial, JSON.stringify(document));
-      renameSync(partial, file);
+      try {
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(partial, JSON.stringify(document));
+        renameSync(partial, file);
+      } catch (err) {
+        if (unwritten++ === 0) console.log(`OCR cache: not written (${(err as Error).message})`);
+      }
     },
     describe() {
       const where = path.relative(repo, dir);
-      if (!enabled) return `OCR cache not read (--no-cache): ${misses} documents OCR'd, written to ${where}`;
+      const changed = codeHash(repo) === code ? '' : '\nWARNING: the OCR or layout code changed during the run; documents may have been read by different code: run again';
+      if (!enabled) return `OCR cache not read (--no-cache): ${misses} documents OCR'd, written to ${where}${changed}`;
       if (hits + misses === 0) return 'OCR cache not used: no document was OCR\'d';
-      return `OCR cache ${hits ? 'used' : 'empty'}: ${hits} documents from ${where}, ${misses} OCR'd and added`;
+      return `OCR cache ${hits ? 'used' : 'empty'}: ${hits} documents from ${where}, ${misses} OCR'd and added${changed}`;
     },
   };
 }
