@@ -1,4 +1,5 @@
-import { loadLexicon, lexiconDir } from './lexicon.js';
+import { readFileSync } from 'node:fs';
+import { foldPhrase, loadLexicon, lexiconDir } from './lexicon.js';
 import { withoutCurrencyCodes } from './normalise.js';
 /** The canonical invoice and receipt fields and the label phrases (in several languages) that introduce them. */
 
@@ -119,6 +120,22 @@ export interface LabelMatch {
 
 const lexicon = loadLexicon(lexiconDir('labels'), normaliseLabel);
 
+const modifiers = JSON.parse(readFileSync(`${lexiconDir('.')}/label-modifiers.json`, 'utf8')) as Record<'excluding' | 'including', string[]>;
+const anyOf = (phrases: string[]) => new RegExp(`(?:^| )(?:${phrases.map((p) => foldPhrase(p)).join('|')})(?: |$)`);
+const EXCLUDING = anyOf(modifiers.excluding);
+const INCLUDING = anyOf(modifiers.including);
+
+/**
+ * "Total Sales (Excluding GST)", "Summe ohne MwSt": a total named as before tax is the subtotal,
+ * whichever total phrase the label also contains.
+ */
+function beforeTax(label: string, fields: LabelMatch['fields']): LabelMatch['fields'] {
+  if (fields[0]?.field !== 'total_amount') return fields;
+  const folded = foldPhrase(normaliseLabel(label));
+  if (!EXCLUDING.test(folded) || INCLUDING.test(folded)) return fields;
+  return [{ field: 'subtotal', kind: 'amount' }, ...fields.filter((f) => f.field !== 'subtotal')];
+}
+
 /** Answers by printed label: a document repeats its labels on every page, and layout asks about each phrase. */
 const known = new Map<string, LabelMatch | null>();
 const KNOWN_MAX = 10_000;
@@ -135,7 +152,7 @@ export function matchLabel(label: string): LabelMatch | null {
   if (found) {
     const fields = found.fields.map((field) => ({ field: field as LabelledField, kind: KINDS[field as LabelledField] ?? 'none' }));
     const loose = !found.exact && (fields.some((f) => !LOOSE_KINDS.has(f.kind)) || normaliseLabel(label).split(' ').length > LOOSE_MAX_WORDS || /\d/.test(normaliseLabel(label)));
-    if (!loose || found.exact) match = { fields, exact: found.exact, entry: found.entry, coverage: found.coverage };
+    if (!loose || found.exact) match = { fields: beforeTax(label, fields), exact: found.exact, entry: found.entry, coverage: found.coverage };
   }
   if (known.size >= KNOWN_MAX) known.clear();
   known.set(label, match);

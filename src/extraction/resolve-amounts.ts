@@ -52,7 +52,8 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], l
   const subtotalMax = Math.max(...subtotals.map((s) => s.amount!), -Infinity);
   // Without a labelled total, what was paid is one: cash tendered less the change given.
   if (!totals.length) {
-    for (const p of tendered) {
+    // Eight digits and more before the point are an OCR misreading, not a till's cash.
+    for (const p of tendered.filter((t) => Math.abs(t.amount!) < 10_000_000)) {
       const change = changes.find((c) => c.amount! > 0 && c.amount! < p.amount!);
       const amount = Math.round((p.amount! - (change?.amount ?? 0)) * 100) / 100;
       hypotheses.push({ candidate: { ...p, field: 'total_amount', value: money(amount), amount, score: 0.35 }, amount, support: 0, notes: [change ? `${p.value} tendered minus ${change.value} change` : `${p.value} paid, no change given`] });
