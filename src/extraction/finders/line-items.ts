@@ -206,19 +206,27 @@ const TEXT_KINDS = new Set<ColumnKind>(['description', 'code', 'unit', 'other'])
 /** Cuts a row into cells: runs of text, and numbers with their currency; then gives each a column. */
 function cellsOf(table: Table, row: Row): Cell[] {
   const cells: Cell[] = [];
+  // Text starts at its column's left edge, give or take the cell's padding: a few characters left of the header is still that column.
+  const textZone = (word: Word) => zoneAt(table, Math.min(word.bbox.x + 3 * row.charWidth, word.bbox.x + word.bbox.width));
   for (const line of row.lines) {
     let current: Cell | null = null;
     let pending: Word[] = [];
-    for (const word of line.words) {
-      const kind = wordKind(word.text);
+    line.words.forEach((word, i) => {
+      let kind = wordKind(word.text);
+      const next = line.words[i + 1];
       if (kind === 'dash') {
-        current = null;
-        continue;
+        // A dash among text is text ("- Garantie"); alone it stands for an empty cell.
+        if (current && !current.numeric) current.words.push(word);
+        else if (next && wordKind(next.text) === 'text') cells.push((current = { words: [word], numeric: false, col: textZone(next) }));
+        else current = null;
+        return;
       }
+      // A number that starts a text in a text column ("2 Nächte Hotel") is part of the text.
+      if (kind === 'number' && !(current && !current.numeric) && next && wordKind(next.text) === 'text' && TEXT_KINDS.has(table.columns[zoneAt(table, word.bbox.x + word.bbox.width)]!.kind)) kind = 'text';
       if (kind === 'currency') {
         if (current?.numeric && !pending.length) current.words.push(word);
         else pending.push(word);
-        continue;
+        return;
       }
       const zone = zoneAt(table, word.bbox.x);
       if (kind === 'number') {
@@ -232,16 +240,16 @@ function cellsOf(table: Table, row: Row): Cell[] {
           cells.push(current);
         }
         pending = [];
-        continue;
+        return;
       }
       if (current && (!current.numeric || !(TEXT_KINDS.has(table.columns[zone]!.kind) && zone !== zoneAt(table, extent(current.words).x0)))) {
         current.words.push(...pending, word);
       } else {
-        current = { words: [...pending, word], numeric: false, col: zone };
+        current = { words: [...pending, word], numeric: false, col: textZone(word) };
         cells.push(current);
       }
       pending = [];
-    }
+    });
   }
   placeNumbers(
     table,
@@ -296,7 +304,7 @@ function readRow(table: Table, row: Row): RowRead {
     } else byKind.set(column.kind, { words: [...cell.words], columns: [column], numeric: cell.numeric });
   }
   const description = byKind.get('description');
-  const hasDescription = !!description && description.words.some((w) => wordKind(w.text) === 'text');
+  const hasDescription = !!description?.words.length;
   const number = (kind: ColumnKind) => byKind.get(kind)?.words.some((w) => wordKind(w.text) === 'number') ?? false;
   // A unit price alone makes an item only in a table without an amount column (a price list).
   const hasAmountColumn = table.columns.some((c) => c.kind === 'amount');
@@ -304,7 +312,9 @@ function readRow(table: Table, row: Row): RowRead {
   const strong = hasDescription && number('amount') && (number('quantity') || number('unit_price'));
   const numbersOutside = [...byKind.entries()].some(([kind, e]) => kind !== 'description' && kind !== 'code' && kind !== 'other' && e.words.some((w) => wordKind(w.text) === 'number'));
   let role: Role;
-  const end = !strong && firstText ? endLabel(firstText) : null;
+  // A totals label ends the table, even on a row shaped like an item ("Umsatzsteuer (S) 275,00 7 19,25") when it is all the row says.
+  const label = firstText ? endLabel(firstText) : null;
+  const end = label && (!strong || label.rest.every((t) => t.length <= 2)) ? label.kind : null;
   if (end) role = end;
   else if (stray && !strong) role = 'misfit';
   else if (hasDescription && priced) role = 'item';
@@ -325,7 +335,7 @@ interface Segment {
 
 /** Rows a table may pause for after a totals label (a section subtotal) and after a row that does not fit it (item details, notes). */
 const AFTER_TOTAL = 2;
-const AFTER_MISFIT = 6;
+const AFTER_MISFIT = 10;
 
 /** Finds the item tables of a document and the rows that belong to them, page by page. */
 function segmentsOf(doc: DocumentText): Segment[] {
@@ -344,6 +354,8 @@ function segmentsOf(doc: DocumentText): Segment[] {
     let waited = 0;
     let budget = 0;
     let closedByTotal = false;
+    /** The table ended at a wide gap: it goes on on the next page unless a totals label follows on this one. */
+    let openEnded = false;
     const pitches: number[] = [];
     const start = (t: Table, cy: number, h: number) => {
       table = t;
@@ -355,6 +367,7 @@ function segmentsOf(doc: DocumentText): Segment[] {
       pitches.length = 0;
       waited = 0;
       closedByTotal = false;
+      openEnded = false;
     };
     const push = (read: RowRead) => {
       segment!.rows.push(read);
@@ -364,7 +377,7 @@ function segmentsOf(doc: DocumentText): Segment[] {
     const suspend = (read: RowRead) => {
       closedByTotal ||= read.role === 'end';
       goesOn ||= read.role === 'carry';
-      budget = Math.min(state === 'suspended' ? budget - waited : Infinity, closedByTotal ? AFTER_TOTAL : AFTER_MISFIT);
+      budget = Math.min((state as string) === 'suspended' ? budget - waited : Infinity, closedByTotal ? AFTER_TOTAL : AFTER_MISFIT);
       waited = 0;
       state = 'suspended';
       segment!.rows.push({ ...read, role: 'end' });
@@ -378,7 +391,10 @@ function segmentsOf(doc: DocumentText): Segment[] {
         r = header.last;
         continue;
       }
-      if (state === 'idle' || !table) continue;
+      if (state === 'idle' || !table) {
+        if (openEnded && row.lines[0] && endLabel(row.lines[0].words)) openEnded = false;
+        continue;
+      }
       const read = readRow(table, row);
       const pitch = row.cy - lastCy;
       const typical = median(pitches.slice(-8)) ?? 2 * height;
@@ -405,7 +421,10 @@ function segmentsOf(doc: DocumentText): Segment[] {
         continue;
       }
       if (state === 'table') {
-        if (wide) state = 'idle';
+        if (wide) {
+          state = 'idle';
+          openEnded = read.role !== 'end' && !(row.lines[0] && endLabel(row.lines[0].words));
+        }
         else if (read.role === 'end' || read.role === 'misfit' || read.role === 'carry') suspend(read);
         else push(read);
         continue;
@@ -419,7 +438,8 @@ function segmentsOf(doc: DocumentText): Segment[] {
       } else if (read.role === 'end' || read.role === 'carry') suspend(read);
       else if (waited >= budget) state = 'idle';
     }
-    if (state === 'table' || state === 'pre' || (state === 'suspended' && !closedByTotal)) goesOn = true;
+    const at = state as string; // set in the loop and in `suspend`
+    if (at === 'table' || at === 'pre' || (at === 'suspended' && !closedByTotal) || openEnded) goesOn = true;
   }
   return segments;
 }
@@ -464,6 +484,14 @@ function amountOf(words: Word[]): { value: string; amount: number } | null {
   const parsed = parseAmount(wordsText(numbers.length ? numbers : words));
   if (!parsed) return null;
   return { value: parsed.value, amount: Number(parsed.value) };
+}
+
+/** A unit price with the decimals it is printed with beyond the cents ("3,3333" is 3.3333; "9,9000" is 9.90). */
+function precise(words: Word[], value: string): string {
+  const { number } = numberWords(words);
+  const exact = number.length ? decimalOf(wordsText(number)) : null;
+  if (!exact || Math.abs(exact.value - Number(value)) < 1e-9 || Math.abs(exact.value - Number(value)) >= 0.01) return value;
+  return exact.value.toFixed(Math.min(6, Math.max(2, (plainDecimal(exact.value).split('.')[1] ?? '').length)));
 }
 
 /** The number of a cell, the words it was read from, and the text after it (a unit: "1.00 kg"). */
@@ -521,6 +549,13 @@ function complete(draft: Draft, read: RowRead): void {
   draft.lastCy = read.row.cy;
 }
 
+/** Description lines joined by line breaks, a word broken at a hyphen ("4-" / "Fahrten" / "-Karte") joined again. */
+function joinLines(lines: string[]): string {
+  let text = '';
+  for (const line of lines) text += !text ? line : /\p{L}-$|\d-$/u.test(text) || /^-\p{L}/u.test(line) ? line : `\n${line}`;
+  return text;
+}
+
 /** The item's values: description, code, quantity and unit, prices, tax rate, and how quantity x unit price fits the amount. */
 function itemOf(draft: Draft, descColumn: string): LineItem {
   const { page } = draft;
@@ -540,7 +575,7 @@ function itemOf(draft: Draft, descColumn: string): LineItem {
   }
   const descWords = lines.flat();
   if (descWords.length) {
-    cells.description = cell(descWords, lines.map(wordsText).join('\n'), page, descColumn);
+    cells.description = cell(descWords, joinLines(lines.map(wordsText)), page, descColumn);
     cells.description.confidence *= lines.length > 1 ? 0.95 : 1;
   }
 
@@ -591,7 +626,7 @@ function itemOf(draft: Draft, descColumn: string): LineItem {
     checkNote = `unit price ${price.value} = amount ${amount.value}`;
   }
   if (quantity && qty !== undefined) cells.quantity = cell(quantityWords, plainDecimal(qty), page, label('quantity'));
-  if (price) cells.unit_price = cell(get('unit_price')!.words, price.value, page, label('unit_price'));
+  if (price) cells.unit_price = cell(get('unit_price')!.words, precise(get('unit_price')!.words, price.value), page, label('unit_price'));
   if (amount) cells.amount = cell(get('amount')!.words, amount.value, page, label('amount'));
 
   // Confidence: the words' own (OCR), times how well the row adds up.
@@ -702,4 +737,3 @@ export function lineItemFields(items: LineItem[]): FoundField[] {
   });
   return fields;
 }
-export const __segments = segmentsOf;
