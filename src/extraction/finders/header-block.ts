@@ -41,8 +41,15 @@ interface Row {
   business: boolean;
 }
 
-function kindOf(text: string): Kind {
+/** A trade word in a short row ("RESTAURANT SIN DU", "ABC HO TRADING"); in a long one it is prose or a heading. */
+function business(text: string): boolean {
+  return foldPhrase(text).split(' ').length <= 6 && has(text, BUSINESS);
+}
+
+function kindOf(text: string, lines: Line[]): Kind {
   const trimmed = text.trim();
+  // A row of column labels ("Order | Factuur datum | Vervaldatum") ends a letterhead like a single label does.
+  if (lines.length > 1 && lines.some((l) => isKnownLabel(l.text.replace(/\s*[:：]\s*$/, '')))) return 'end';
   if (startsWithTitle(trimmed) || parseDate(trimmed) || isKnownLabel(trimmed.replace(/\s*[:：].*$/, '')) || COLUMN_HEADING.test(trimmed.split(/\s+/).slice(0, 3).join(' '))) return 'end';
   if (REGISTRATION_NUMBER.test(trimmed.replace(/\s+/g, ' ')) || has(trimmed, REGISTRATION)) return 'registration';
   if (/[:：@]/.test(trimmed) || (isAddressOrContact(trimmed) && !has(trimmed, STREET))) return 'contact';
@@ -66,8 +73,8 @@ function headerRows(lines: Line[]): Row[] {
     rows.push({ text: line.text, lines: [line], kind: 'other', business: false });
   }
   for (const row of rows) {
-    row.kind = kindOf(row.text);
-    row.business = row.kind === 'name' && (hasLegalForm(row.text) || has(row.text, BUSINESS));
+    row.kind = kindOf(row.text, row.lines);
+    row.business = row.kind === 'name' && (hasLegalForm(row.text) || business(row.text));
   }
   return rows.filter((r) => r.kind !== 'end');
 }
