@@ -9,14 +9,14 @@ import { headerBlock } from './finders/header-block.js';
 import { partyBlocks } from './finders/label-blocks.js';
 import { labelledValues, labelExplanation } from './finders/labelled.js';
 import { paymentTerms } from './finders/payment-terms.js';
-import { numberBesideTitle } from './finders/title-number.js';
+import { numberAfterTitle, numberBesideTitle } from './finders/title-number.js';
 import type { Finder, FinderContext } from './finders/types.js';
 import { vendorSignals } from './finders/vendor-signals.js';
 import { resolve } from './resolve.js';
 import type { DocumentText, FoundField, LabelValue } from './types.js';
 
 /** Every finder proposes candidates on its own; the resolver weighs them together. Adding a finder is adding it here. */
-const FINDERS: Finder[] = [labelledValues, amountRows, partyBlocks, numberBesideTitle, unlabelledDates, paymentTerms, ibans, contacts, headerBlock, vendorSignals, unlabelledAmounts];
+const FINDERS: Finder[] = [labelledValues, amountRows, partyBlocks, numberBesideTitle, numberAfterTitle, unlabelledDates, paymentTerms, ibans, contacts, headerBlock, vendorSignals, unlabelledAmounts];
 
 /**
  * An unknown label earns a field of its own only when it reads like one: a few words without

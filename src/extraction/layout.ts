@@ -192,13 +192,11 @@ export function findPairs(page: PageText, isLabel: LabelTest): LabelValue[] {
         pairs.push(pair(page.number, last.label, last.value, 'right'));
         return;
       }
-      const value = valueBeside(lines, index, isLabel) ?? valueBelow(lines, index, isLabel);
-      if (value) pairs.push(pair(page.number, last.label, value.line.words, value.position));
+      for (const value of valuesOf(lines, index, isLabel)) pairs.push(pair(page.number, last.label, value.line.words, value.position));
       return;
     }
     if (isLabel(stripLabel(line.text))) {
-      const value = valueBeside(lines, index, isLabel) ?? valueBelow(lines, index, isLabel);
-      if (value) pairs.push(pair(page.number, line.words, value.line.words, value.position));
+      for (const value of valuesOf(lines, index, isLabel)) pairs.push(pair(page.number, line.words, value.line.words, value.position));
       return;
     }
     const prefixed = knownPrefix(line, isLabel);
@@ -209,6 +207,19 @@ export function findPairs(page: PageText, isLabel: LabelTest): LabelValue[] {
 
 /** A currency alone in its column ("EUR", "RM", "€") before the amount it qualifies. */
 const CURRENCY_ONLY = /^(?:[A-Z]{2,3}|[^\p{L}\p{N}\s]{1,3})$/u;
+
+/**
+ * The value beside a label, else the one below it; both when the one beside has no digit and the
+ * one below has: in a header row ("Beschreibung | Fälligkeit | Teilzahlung") the next column is
+ * another heading, and the date sits under its own.
+ */
+function valuesOf(lines: Line[], index: number, isLabel: LabelTest): { line: Line; position: LabelValue['position'] }[] {
+  const beside = valueBeside(lines, index, isLabel);
+  if (beside && /\d/.test(beside.line.text)) return [beside];
+  const below = valueBelow(lines, index, isLabel);
+  if (!beside) return below ? [below] : [];
+  return below && /\d/.test(below.line.text) ? [beside, below] : [beside];
+}
 
 function valueBeside(lines: Line[], index: number, isLabel: LabelTest): { line: Line; position: 'right' } | null {
   const next = lines[index + 1];

@@ -48,6 +48,8 @@ export type Reducer = (phrase: string) => string;
 export function loadLexicon(dir: string, reduce: Reducer): { match(phrase: string): PhraseMatch | null } {
   const byFirstWord = new Map<string, Entry[]>();
   const exact = new Map<string, Entry>();
+  /** Entries by their letters alone: PDFs that place glyphs one by one print "Ver käufer" for "Verkäufer". */
+  const spaceless = new Map<string, Entry>();
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
     const data = JSON.parse(readFileSync(`${dir}/${file}`, 'utf8')) as Record<string, string[]>;
     for (const [field, phrases] of Object.entries(data)) {
@@ -62,6 +64,7 @@ export function loadLexicon(dir: string, reduce: Reducer): { match(phrase: strin
           byFirstWord.set(first, [...(byFirstWord.get(first) ?? []), entry]);
         }
         if (!entry.fields.includes(field)) entry.fields.push(field);
+        if (!spaceless.has(key.replace(/ /g, ''))) spaceless.set(key.replace(/ /g, ''), entry);
       }
     }
   }
@@ -71,8 +74,8 @@ export function loadLexicon(dir: string, reduce: Reducer): { match(phrase: strin
     match(phrase) {
       const key = foldPhrase(reduce(phrase));
       if (!key) return null;
-      const whole = exact.get(key);
-      if (whole) return { fields: whole.fields, exact: true, entry: key, coverage: 1 };
+      const whole = exact.get(key) ?? spaceless.get(key.replace(/ /g, ''));
+      if (whole) return { fields: whole.fields, exact: true, entry: whole.words.join(' '), coverage: 1 };
       const words = key.split(' ');
       let best: Entry | null = null;
       for (let i = 0; i < words.length; i += 1) {

@@ -12,7 +12,7 @@ export interface ReadValue {
 
 /** Reads a labelled value as a field of `kind` would hold it, or null when it has not that shape. */
 export function readValue(kind: ValueKind, text: string, order: DateOrder): ReadValue | null {
-  const raw = text.replace(/\s+/g, ' ').trim();
+  const raw = text.replace(/\s+/g, ' ').trim().replace(/^[:：]\s*/, '');
   switch (kind) {
     case 'date': {
       const date = parseDate(raw, order);
@@ -50,8 +50,10 @@ export function readValue(kind: ValueKind, text: string, order: DateOrder): Read
     }
     case 'iban': {
       const compact = raw.replace(/\s+/g, '').toUpperCase();
-      if (!ibanValid(compact)) return null;
-      return { value: compact, quality: 1, note: 'checksum valid' };
+      if (ibanValid(compact)) return { value: compact, quality: 1, note: 'checksum valid' };
+      // Printed under an IBAN label in the shape of one, it is what the document says, if doubtful.
+      if (/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(compact)) return { value: compact, quality: 0.5, note: 'checksum does not verify' };
+      return null;
     }
     case 'email': {
       const email = raw.match(EMAIL)?.[0];
