@@ -191,9 +191,12 @@ describe('extractFields', () => {
     expect(byName.iban!.bbox!.y).toBeCloseTo(0.9);
   });
 
-  it('refuses an IBAN whose checksum fails', () => {
-    const doc = { pages: [page(1, run('IBAN: DE88 3704 0044 0532 0130 00', 0.1, 0.1), run('Pay to DE88 3704 0044 0532 0130 00', 0.1, 0.2))] };
-    expect(field(doc, 'iban')).toBeUndefined();
+  it('keeps a labelled IBAN whose checksum fails at low confidence, and finds none by pattern alone', () => {
+    const labelled = { pages: [page(1, run('IBAN: DE88 3704 0044 0532 0130 00', 0.1, 0.1))] };
+    expect(field(labelled, 'iban')).toMatchObject({ value: 'DE88370400440532013000', explanation: expect.stringContaining('checksum does not verify') });
+    expect(field(labelled, 'iban')!.confidence).toBeLessThan(50);
+    const unlabelled = { pages: [page(1, run('Pay to DE88 3704 0044 0532 0130 00', 0.1, 0.2))] };
+    expect(field(unlabelled, 'iban')).toBeUndefined();
   });
 
   it('keeps every other labelled value under the snake_case name of its label', () => {

@@ -1,4 +1,4 @@
-import { isDocumentTitle } from '../labels.js';
+import { fieldsForLabel, isDocumentTitle } from '../labels.js';
 import { findPairs, type LabelTest } from '../layout.js';
 import { readValue } from './read-value.js';
 import type { Finder } from './types.js';
@@ -17,7 +17,10 @@ const TITLE_NUMBER = /(?<![\p{L}])(?:\p{L}*rechnung|invoice|facture|factura|fatt
 
 /** The number after a title and a number sign on one row. */
 export const numberAfterTitle: Finder = (ctx) => {
+  // Where a number label was read already ("Invoice No.: 42"), this would read the same words again.
+  const labelled = new Set(ctx.pairs.filter((p) => fieldsForLabel(p.label).some((f) => f.field === 'invoice_number')).map((p) => `${p.page}:${ctx.lineOf(p.valueWords[0]!)?.line.row}`));
   for (const row of ctx.rows) {
+    if (labelled.has(`${row.page}:${row.row}`)) continue;
     const match = TITLE_NUMBER.exec(row.text);
     if (!match || !/\d/.test(match[1]!)) continue;
     const number = match[1]!.replace(/[.,;]$/, '');
