@@ -445,6 +445,116 @@ describe('hand-built tables', () => {
     ]);
   });
 
+  it('reads a header printed over three lines and an amount printed a line lower', () => {
+    const T = 0.1;
+    const L = HEIGHT * 1.15;
+    const items = findLineItems(
+      doc(
+        page(1, [
+          { top: T - L, cells: [['Positions-', 0.93, 'right']] },
+          {
+            top: T,
+            cells: [
+              ['Pos', 0.06],
+              ['Beschreibung', 0.2],
+              ['Nettopreis', 0.6, 'right'],
+              ['Menge', 0.72, 'right'],
+              ['USt.', 0.8, 'right'],
+              ['betrag', 0.93, 'right'],
+            ],
+          },
+          { top: T + L, cells: [['ohne USt.', 0.93, 'right']] },
+          {
+            top: T + 3 * L,
+            cells: [
+              ['1', 0.07, 'right'],
+              ['Trennblätter A4', 0.2],
+              ['9,9000', 0.6, 'right'],
+              ['20 Stk', 0.72, 'right'],
+              ['19 %', 0.8, 'right'],
+            ],
+          },
+          { top: T + 4 * L, cells: [['198,00', 0.93, 'right']] },
+          {
+            top: T + 6 * L,
+            cells: [
+              ['Bruttopreis : 9,9000', 0.22],
+            ],
+          },
+          {
+            top: T + 8 * L,
+            cells: [
+              ['2', 0.07, 'right'],
+              ['Joghurt Banane', 0.2],
+              ['5,5000', 0.6, 'right'],
+              ['50 Stk', 0.72, 'right'],
+              ['7 %', 0.8, 'right'],
+            ],
+          },
+          { top: T + 9 * L, cells: [['275,00', 0.93, 'right']] },
+          {
+            top: T + 12 * L,
+            cells: [
+              ['Positionssumme', 0.5],
+              ['473,00', 0.93, 'right'],
+            ],
+          },
+        ]),
+      ),
+    );
+    expect(rows(items)).toEqual([
+      { description: 'Trennblätter A4', quantity: '20', unit: 'Stk', unit_price: '9.90', amount: '198.00', tax_rate: '19' },
+      { description: 'Joghurt Banane', quantity: '50', unit: 'Stk', unit_price: '5.50', amount: '275.00', tax_rate: '7' },
+    ]);
+    expect(items[0]!.cells.amount!.column).toBe('Positions-betrag ohne USt.');
+  });
+
+  it('reads a till receipt whose figures row carries a product code under the description, and skips its total row', () => {
+    const items = findLineItems(
+      doc(
+        page(
+          1,
+          [
+            [
+              ['DESC/ITEM', 0.06],
+              ['QTY', 0.5, 'right'],
+              ['PRICE', 0.7, 'right'],
+              ['AMT(RM)', 0.92, 'right'],
+            ],
+            [['ST-PRIVILEGE CARD', 0.06]],
+            [
+              ['88888', 0.06],
+              ['1', 0.5, 'right'],
+              ['10.00', 0.7, 'right'],
+              ['10.00', 0.92, 'right'],
+            ],
+            [['GF-TABLE LAMP', 0.06]],
+            [
+              ['62483', 0.06],
+              ['2', 0.5, 'right'],
+              ['27.95', 0.7, 'right'],
+              ['55.90', 0.92, 'right'],
+            ],
+            [
+              ['ITEMS: 2 TOTAL', 0.06],
+              ['3', 0.5, 'right'],
+              ['65.90', 0.92, 'right'],
+            ],
+            [
+              ['CASH', 0.4],
+              ['70.00', 0.92, 'right'],
+            ],
+          ],
+          { source: 'ocr' },
+        ),
+      ),
+    );
+    expect(rows(items)).toEqual([
+      { code: '88888', description: 'ST-PRIVILEGE CARD', quantity: '1', unit_price: '10.00', amount: '10.00' },
+      { code: '62483', description: 'GF-TABLE LAMP', quantity: '2', unit_price: '27.95', amount: '55.90' },
+    ]);
+  });
+
   it('finds nothing where there is no item table', () => {
     const letter = page(1, [
       [['Description of the services and the total amount are given below.', 0.08]],

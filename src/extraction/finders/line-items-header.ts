@@ -124,6 +124,14 @@ export function endLabel(words: Word[]): { kind: EndKind; rest: string[] } | nul
   return entry ? { kind: entry.kinds[0]!, rest: tokens.slice(entry.tokens.length).map((t) => t.token) } : null;
 }
 
+/** Whether a text names a total anywhere in it ("TYPE: 2 TOTAL", "Summe Position 1-4"). */
+export function mentionsEnd(words: Word[]): boolean {
+  const tokens: Token[] = [];
+  for (const word of words) for (const token of wordTokens(word.text)) tokens.push({ token, word });
+  for (let i = 0; i < tokens.length; i += 1) if (longest(lexicon.end, tokens, i)?.kinds.includes('end')) return true;
+  return false;
+}
+
 interface HeaderCell {
   kinds: EntryKind[];
   words: Word[];
@@ -165,7 +173,10 @@ function headerCells(lines: Line[]): HeaderCell[] | null {
       total += 1;
       const entry = longest(lexicon.header, tokens, i);
       if (!entry) {
-        add([tokens[i]!.word]);
+        // An unknown part of a word whose later part names a column ("S/PRICE") goes with that column.
+        let later = false;
+        for (let k = i + 1; k < tokens.length && tokens[k]!.word === tokens[i]!.word && !later; k += 1) later = !!longest(lexicon.header, tokens, k);
+        if (!later) add([tokens[i]!.word]);
         i += 1;
         continue;
       }
@@ -288,11 +299,23 @@ export interface HeaderRow {
  * Whether a row next to a header row belongs to the header: no digits, and either as close as
  * lines of one cell ("Positions-" / "betrag" / "ohne USt.") or made of column words.
  */
-function stacked(row: HeaderRow, next: HeaderRow, height: number): boolean {
+function stacked(row: HeaderRow, next: HeaderRow, height: number, cells: HeaderCell[]): boolean {
   const pitch = Math.abs(row.cy - next.cy);
   if (pitch > 1.8 * height) return false;
   if (row.lines.some((l) => /\d/.test(l.text))) return false;
-  return pitch <= 1.25 * height || headerContinuation(row.lines);
+  if (headerContinuation(row.lines)) return true;
+  // Other words that close are the second line of a header cell: short, under one column, and not where the first description would be.
+  return (
+    pitch <= 1.25 * height &&
+    row.lines.every((line) => {
+      if (line.words.length > 2) return false;
+      const under = cells.filter((c) => {
+        const s = span(c.words);
+        return Math.min(line.bbox.x + line.bbox.width, s.x1) > Math.max(line.bbox.x, s.x0);
+      });
+      return under.length === 0 || (under.length === 1 && !under[0]!.kinds.includes('description'));
+    })
+  );
 }
 
 /**
@@ -305,9 +328,9 @@ export function findHeader(rows: HeaderRow[], at: number): Header | null {
   if (!isTableHeader(resolveKinds(cells))) return null;
   const height = rows[at]!.height;
   const band: HeaderRow[] = [];
-  for (let k = at - 1; k >= Math.max(0, at - 2) && stacked(rows[k]!, rows[k + 1]!, height); k -= 1) band.push(rows[k]!);
+  for (let k = at - 1; k >= Math.max(0, at - 2) && stacked(rows[k]!, rows[k + 1]!, height, cells); k -= 1) band.push(rows[k]!);
   let last = at;
-  while (last + 1 < rows.length && last - at < 3 && stacked(rows[last + 1]!, rows[last]!, height)) band.push(rows[(last += 1)]!);
+  while (last + 1 < rows.length && last - at < 3 && stacked(rows[last + 1]!, rows[last]!, height, cells)) band.push(rows[(last += 1)]!);
   if (band.length) {
     const grown = new Set<HeaderCell>();
     for (const row of band) {

@@ -2,7 +2,7 @@ import { union } from '../layout.js';
 import { median } from '../median.js';
 import { currencyOf, parseAmount } from '../normalise.js';
 import type { Box, DocumentText, FoundField, Line, PageText, Word } from '../types.js';
-import { endLabel, findHeader, NUMERIC_KINDS, type Column, type ColumnKind } from './line-items-header.js';
+import { endLabel, findHeader, mentionsEnd, NUMERIC_KINDS, type Column, type ColumnKind } from './line-items-header.js';
 
 /**
  * Generic line items: item tables found by their header row (description / quantity / unit price /
@@ -51,38 +51,61 @@ export interface LineItem {
 // ---------------------------------------------------------------------------------------------
 // Rows and words
 
-interface Row {
-  page: number;
-  lines: Line[];
-  y0: number;
-  cy: number;
-  /** Median word height and character width, as page fractions. */
-  height: number;
-  charWidth: number;
+/** A visual row of a page: its lines left to right. Text height and character width are worked out when first asked for: most rows are never read as table rows. */
+class Row {
+  readonly y0: number;
+  readonly cy: number;
+  #height?: number;
+  #charWidth?: number;
+
+  constructor(
+    readonly page: number,
+    readonly lines: Line[],
+  ) {
+    let y0 = Infinity;
+    let y1 = -Infinity;
+    for (const line of lines) {
+      y0 = Math.min(y0, line.bbox.y);
+      y1 = Math.max(y1, line.bbox.y + line.bbox.height);
+    }
+    this.y0 = y0;
+    this.cy = (y0 + y1) / 2;
+  }
+
+  /** Median word height, as a page fraction. */
+  get height(): number {
+    return (this.#height ??= this.#median((w) => w.bbox.height) ?? 0.01);
+  }
+
+  /** Median character width, as a page fraction. */
+  get charWidth(): number {
+    return (this.#charWidth ??= this.#median((w) => w.bbox.width / Math.max(1, w.text.length)) ?? 0.005);
+  }
+
+  #median(of: (word: Word) => number): number | undefined {
+    const values: number[] = [];
+    for (const line of this.lines) for (const word of line.words) values.push(of(word));
+    return values.sort((a, b) => a - b)[values.length >> 1];
+  }
 }
 
 function rowsOf(page: PageText): Row[] {
-  const byRow = new Map<number, Line[]>();
-  for (const line of page.lines) {
-    const list = byRow.get(line.row);
-    if (list) list.push(line);
-    else byRow.set(line.row, [line]);
-  }
-  return [...byRow.entries()]
-    .sort((a, b) => a[0] - b[0])
-    .map(([, lines]) => {
-      lines.sort((a, b) => a.bbox.x - b.bbox.x);
-      const words = lines.flatMap((l) => l.words);
-      const box = union(lines.map((l) => l.bbox));
-      return {
-        page: page.number,
-        lines,
-        y0: box.y,
-        cy: box.y + box.height / 2,
-        height: median(words.map((w) => w.bbox.height)) ?? box.height,
-        charWidth: median(words.map((w) => w.bbox.width / Math.max(1, w.text.length))) ?? 0.005,
-      };
-    });
+  const rows: Row[] = [];
+  let lines: Line[] = [];
+  const flush = () => {
+    if (!lines.length) return;
+    lines.sort((a, b) => a.bbox.x - b.bbox.x);
+    rows.push(new Row(page.number, lines));
+    lines = [];
+  };
+  // wordsToLines emits a page's lines row by row; sort first in case a caller did not.
+  const ordered = page.lines.every((l, i) => i === 0 || page.lines[i - 1]!.row <= l.row) ? page.lines : [...page.lines].sort((a, b) => a.row - b.row);
+  ordered.forEach((line, i) => {
+    if (i > 0 && ordered[i - 1]!.row !== line.row) flush();
+    lines.push(line);
+  });
+  flush();
+  return rows;
 }
 
 const CURRENCY_SIGN = /^(?:[$€£¥₹₩₽₺₪]|US\$|[A-Z]{1,2}\$|RM|Rp\.?|Rs\.?|zł|kr|Kč|Fr\.)/u;
@@ -90,8 +113,22 @@ const NUMBER = /^[-−+]?\(?[-−]?(?:\d{1,3}(?:[.,'’\u00a0\u202f]\d{3})+|\d+)
 
 type WordKind = 'number' | 'currency' | 'dash' | 'text';
 
+/** Kinds per printed word: a table asks about each word several times, and documents repeat their words. */
+const kinds = new Map<string, WordKind>();
+const KINDS_MAX = 20_000;
+
 /** A word's part in a table cell: a number (with its currency sign or percent sign), a bare currency, a placeholder dash, or text. */
 function wordKind(text: string): WordKind {
+  let kind = kinds.get(text);
+  if (kind === undefined) {
+    kind = kindOf(text);
+    if (kinds.size >= KINDS_MAX) kinds.clear();
+    kinds.set(text, kind);
+  }
+  return kind;
+}
+
+function kindOf(text: string): WordKind {
   if (/^[-–—*/.]+$/.test(text)) return 'dash';
   let rest = text.replace(CURRENCY_SIGN, '');
   const iso = /^[A-Z]{3}/.exec(rest);
@@ -148,8 +185,7 @@ function extent(words: Word[]): { x0: number; x1: number } {
 }
 
 /** How badly a number sits under a column: the closest of its edges and centre to the header's, more when outside the column's zone. */
-function numberCost(table: Table, cell: Cell, col: number): number {
-  const { x0, x1 } = extent(cell.words);
+function numberCost(table: Table, { x0, x1 }: { x0: number; x1: number }, col: number): number {
   const c = table.columns[col]!;
   const edge = Math.min(Math.abs(x0 - c.x0), Math.abs(x1 - c.x1), Math.abs((x0 + x1) / 2 - (c.x0 + c.x1) / 2));
   const inZone = zoneAt(table, x0) === col || zoneAt(table, x1) === col || zoneAt(table, (x0 + x1) / 2) === col;
@@ -162,6 +198,7 @@ function placeNumbers(table: Table, cells: Cell[]): void {
   const m = table.columns.length;
   if (!n) return;
   const SKIP = 0.6;
+  const spans = cells.map((c) => extent(c.words));
   // best[i][j]: cost of placing the first i numbers in the first j columns.
   const best: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(Infinity));
   const choice: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
@@ -175,7 +212,7 @@ function placeNumbers(table: Table, cells: Cell[]): void {
         how = -2;
       }
       if (j > 0) {
-        const placed = best[i - 1]![j - 1]! + numberCost(table, cells[i - 1]!, j - 1);
+        const placed = best[i - 1]![j - 1]! + numberCost(table, spans[i - 1]!, j - 1);
         if (placed < value) {
           value = placed;
           how = j - 1;
@@ -314,7 +351,7 @@ function readRow(table: Table, row: Row): RowRead {
   let role: Role;
   // A totals label ends the table, even on a row shaped like an item ("Umsatzsteuer (S) 275,00 7 19,25") when it is all the row says.
   const label = firstText ? endLabel(firstText) : null;
-  const end = label && (!strong || label.rest.every((t) => t.length <= 2)) ? label.kind : null;
+  const end = label && (!strong || label.rest.every((t) => t.length <= 2)) ? label.kind : !strong && firstText && mentionsEnd(firstText) ? 'end' : null;
   if (end) role = end;
   else if (stray && !strong) role = 'misfit';
   else if (hasDescription && priced) role = 'item';
@@ -526,7 +563,8 @@ function descriptionOf(read: RowRead): Word[] {
 }
 
 function draftOf(read: RowRead, lines: Word[][]): Draft {
-  return { page: read.row.page, byKind: new Map([...read.byKind].map(([k, v]) => [k, { ...v, words: [...v.words] }])), lines, descX0: read.descX0, lastCy: read.row.cy };
+  // The row's cells are the draft's own: a row is read into one item only.
+  return { page: read.row.page, byKind: read.byKind, lines, descX0: read.descX0, lastCy: read.row.cy };
 }
 
 function hasNumber(read: RowRead, kind: ColumnKind): boolean {
@@ -545,7 +583,7 @@ function completes(draft: Draft, read: RowRead): boolean {
 }
 
 function complete(draft: Draft, read: RowRead): void {
-  for (const kind of NUMBER_KINDS) if (hasNumber(read, kind)) draft.byKind.set(kind, { ...read.byKind.get(kind)!, words: [...read.byKind.get(kind)!.words] });
+  for (const kind of NUMBER_KINDS) if (hasNumber(read, kind)) draft.byKind.set(kind, read.byKind.get(kind)!);
   draft.lastCy = read.row.cy;
 }
 
@@ -572,6 +610,12 @@ function itemOf(draft: Draft, descColumn: string): LineItem {
   if (tagged) {
     if (!cells.code) cells.code = cell([first![0]!], tagged[1] ?? tagged[2]!, page, descColumn);
     first!.shift();
+  }
+  // A first line of figures only over the description's text ("9555067700208" / "- IK YELLOW 70GRAMS"): the product's code.
+  if (lines.length && !hasLetters(lines[0]!)) {
+    const digits = lines.shift()!;
+    // An amount is no code: a figure that strayed into the description column.
+    if (!cells.code && !digits.some((w) => /\d[.,]\d{2}$/.test(w.text))) cells.code = cell(digits, wordsText(digits), page, descColumn);
   }
   const descWords = lines.flat();
   if (descWords.length) {
@@ -600,8 +644,9 @@ function itemOf(draft: Draft, descColumn: string): LineItem {
     const { number } = numberWords(t.words);
     const rate = number.length ? decimalOf(wordsText(number)) : null;
     const percent = t.words.some((w) => w.text.includes('%')) || t.columns.some((c) => c.percent);
-    // A tax column holds rates ("19 %") or tax amounts; without a percent sign a small number beside a larger amount is a rate.
-    if (rate && rate.value >= 0 && rate.value < 100 && (kind === 'tax_rate' || percent || (rate.value <= 30 && (!amount || Math.abs(amount.amount) > rate.value * 1.5)))) {
+    // A tax column holds rates ("19 %") or tax amounts; without a percent sign a small round number ("19", "7.7") beside a larger amount is a rate.
+    const round = Number.isInteger(rate ? rate.value * 10 : NaN);
+    if (rate && rate.value >= 0 && rate.value < 100 && (percent || (round && (kind === 'tax_rate' || (rate.value <= 30 && (!amount || Math.abs(amount.amount) > rate.value * 1.5)))))) {
       cells.tax_rate = cell(number, plainDecimal(rate.value), page, label(kind));
     }
   }
@@ -668,8 +713,32 @@ function itemsOf(segment: Segment): LineItem[] {
     buffer = [];
   };
 
+  /** Figures under the text rows they belong to: a description printed above its figures (and a product code, if any, beside them). */
+  const fromAbove = (read: RowRead): boolean => {
+    const above = buffer.filter((b) => b.row.page === read.row.page && Math.abs(b.descX0 - buffer[0]!.descX0) <= 1.5 * b.row.charWidth);
+    buffer = [];
+    last = null;
+    if (!above.length || read.row.cy - above.at(-1)!.row.cy > 1.3 * pitch) return false;
+    const code = read.byKind.get('description');
+    last = draftOf(read, above.map(descriptionOf));
+    last.descX0 = above[0]!.descX0;
+    if (code?.words.length && !last.byKind.has('code') && !code.words.some((w) => /\d[.,]\d{2}$/.test(w.text))) last.byKind.set('code', code);
+    drafts.push(last);
+    return true;
+  };
+
+  // Where a table prints a description whose figures row carries only a code: above the figures when its first item does so.
+  const first = segment.rows.findIndex((r) => r.role === 'item' || r.role === 'numbers');
+  const textAbove = first > 0 && segment.rows[first - 1]!.role === 'text' && !hasLetters(descriptionOf(segment.rows[first]!));
+
   for (const read of segment.rows) {
-    if (read.role === 'item') {
+    if (read.role === 'item' && textAbove && buffer.length && !hasLetters(descriptionOf(read))) {
+      // "88888  1  10.00  10.00" under "ST-PRIVILEGE CARD": the number in the description column is the product's code.
+      if (!fromAbove(read)) {
+        last = draftOf(read, [descriptionOf(read)]);
+        drafts.push(last);
+      }
+    } else if (read.role === 'item') {
       flush();
       last = draftOf(read, [descriptionOf(read)]);
       drafts.push(last);
@@ -678,21 +747,24 @@ function itemsOf(segment: Segment): LineItem[] {
     } else if ((read.role === 'numbers' || read.role === 'other') && !buffer.length && last && completes(last, read)) {
       complete(last, read);
     } else if (read.role === 'numbers' && buffer.length) {
-      // Numbers under the text rows they belong to: a description printed above its figures.
-      const above = buffer.filter((b) => b.row.page === read.row.page && Math.abs(b.descX0 - buffer[0]!.descX0) <= 1.5 * b.row.charWidth);
-      buffer = [];
-      if (above.length && read.row.cy - above.at(-1)!.row.cy <= 1.3 * pitch) {
-        last = draftOf(read, above.map(descriptionOf));
-        last.descX0 = above[0]!.descX0;
-        drafts.push(last);
-      } else last = null;
+      fromAbove(read);
     } else {
       flush();
       last = null;
     }
   }
   flush();
-  return drafts.map((d) => itemOf(d, descColumn));
+  // A row that adds up the items before it and names a total ("TYPE: 2 TOTAL  5.9  10.40") is the table's total, not an item.
+  const items: LineItem[] = [];
+  let sum = 0;
+  for (const draft of drafts) {
+    const item = itemOf(draft, descColumn);
+    const amount = item.cells.amount ? Number(item.cells.amount.value) : null;
+    if (amount !== null && items.length >= 2 && Math.abs(amount - sum) < 0.005 && mentionsEnd(draft.lines.flat())) continue;
+    items.push(item);
+    sum += amount ?? 0;
+  }
+  return items;
 }
 
 /** The line items of a document's item tables, in document order. */
