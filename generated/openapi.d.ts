@@ -347,11 +347,18 @@ export interface components {
             fields: components["schemas"]["ExtractionField"][];
             /**
              * @description Flat mirror of `fields`: `{field: value}` with string values. Canonical
-             *     names are `invoice_number, invoice_date, due_date, vendor_name,
-             *     vendor_address, customer_name, subtotal, tax_amount, total_amount,
-             *     currency, purchase_order, vendor_tax_id, iban, email, phone`; other
-             *     label/value pairs found in the document appear under a snake_case
-             *     version of their label; template line items as `line_items.N.column`.
+             *     names are `document_type, invoice_number, invoice_date, due_date,
+             *     vendor_name, vendor_address, customer_name, subtotal, tax_amount,
+             *     total_amount, currency, purchase_order, vendor_tax_id, iban, email,
+             *     phone`. `document_type` is always present and one of `invoice`,
+             *     `receipt` or `credit_note`. Line items found in an item table are
+             *     `line_items.N.description`, `line_items.N.quantity`,
+             *     `line_items.N.unit_price` and `line_items.N.amount` (N from 0, in the
+             *     order printed), with `line_items.N.tax_rate` (a percentage without
+             *     `%`), `line_items.N.code` and `line_items.N.unit` when the table has
+             *     them; templates name their line items the same way
+             *     (`line_items.N.<column>`). Other label/value pairs found in the
+             *     document appear under a snake_case version of their label.
              */
             data: {
                 [key: string]: string;
@@ -382,15 +389,30 @@ export interface components {
         ExtractionField: {
             /** @description Identifier of the field within the extraction, from 1. */
             id: number;
-            /** @example invoice_number */
+            /**
+             * @description A canonical name (see `Extraction.data`), `line_items.N.<column>`, or the snake_case version of the label the value was found under.
+             * @example invoice_number
+             */
             field: string;
             /**
              * @description Normalised value; dates as `YYYY-MM-DD`, amounts as decimal strings such as `1234.50`, currencies as ISO 4217 codes.
              * @example INV-2026-001
              */
             value: string;
+            /**
+             * @description How sure docex is of the value, 0-100: the strength of the evidence
+             *     (an exact label beside the value, a label containing a known phrase,
+             *     a position), raised when values agree with each other (subtotal + tax
+             *     equals the total, cash tendered minus change equals it) and lowered
+             *     when they disagree, times the OCR confidence of the words. Measured
+             *     on the evaluation corpora, values at 90 or more were right about 97%
+             *     of the time, so a threshold of 90 suits automatic approval.
+             */
             confidence: number;
-            /** @example label 'Invoice No.' on page 1, value to the right */
+            /**
+             * @description Where and how the value was found, and which other values it agrees or disagrees with.
+             * @example label 'Total' on page 1, value to the right; equals subtotal 1234.50 + tax 234.56
+             */
             explanation: string;
             /** @description Documented addition. Page the value was found on, from 1. */
             page?: number;
