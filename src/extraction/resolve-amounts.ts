@@ -25,7 +25,7 @@ const byScore = (a: { candidate: Candidate; support: number }, b: { candidate: C
  * subtotal and tax are then the pair that adds up to the chosen total, else the best of each,
  * marked down for not adding up.
  */
-export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], lineItemSum: number | null): Map<string, Chosen> {
+export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], lineItemSum: number | null, receipt: boolean): Map<string, Chosen> {
   const totals = of('total_amount');
   const subtotals = of('subtotal');
   const taxes = of('tax_amount');
@@ -100,6 +100,10 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], l
   if (total.support === 0 && (subtotals.length || taxes.length)) {
     total.support -= 0.1;
     total.notes.push('subtotal and tax found do not add up to it');
+  } else if (receipt && !total.notes.some((n) => n.startsWith('equals'))) {
+    // A till's total is rounded for cash and often misread by OCR: alone, it is less sure than an invoice's.
+    total.support -= 0.1;
+    total.notes.push('no other amount on the receipt confirms it');
   }
   chosen.set('total_amount', { ...total, candidate: { ...total.candidate, field: 'total_amount' } });
 

@@ -53,7 +53,7 @@ export function resolve(candidates: Candidate[], ctx: FinderContext, lineItemSum
   const groups = new Map<string, Candidate[]>();
   for (const c of candidates) groups.set(c.field, [...(groups.get(c.field) ?? []), c]);
   const of = (field: string) => groups.get(field) ?? [];
-  const chosen = resolveAmounts(of, lineItemSum);
+  const chosen = resolveAmounts(of, lineItemSum, ctx.documentType === 'receipt');
 
   for (const field of CANONICAL_FIELDS) {
     if (AMOUNT_FIELDS.has(field) || field === 'currency' || field === 'vendor_address') continue;
