@@ -8,6 +8,7 @@ import { unlabelledDates } from './finders/dates.js';
 import { headerBlock } from './finders/header-block.js';
 import { partyBlocks } from './finders/label-blocks.js';
 import { labelledValues, labelExplanation } from './finders/labelled.js';
+import { findLineItems, lineItemFields, lineItemSum } from './finders/line-items.js';
 import { paymentTerms } from './finders/payment-terms.js';
 import { numberAfterTitle, numberBesideTitle } from './finders/title-number.js';
 import type { Finder, FinderContext } from './finders/types.js';
@@ -66,11 +67,13 @@ function otherLabelledFields(ctx: FinderContext): FoundField[] {
 
 /**
  * Reads a document's fields: its type, the canonical invoice and receipt fields chosen from
- * every finder's candidates so that they fit together, and every other labelled value.
+ * every finder's candidates so that they fit together (the line items' sum among them), the line
+ * items, and every other labelled value.
  */
 export function extractFields(doc: DocumentText): FoundField[] {
   const ctx = finderContext(doc);
   const candidates = FINDERS.flatMap((find) => find(ctx));
+  const items = findLineItems(doc);
   const documentType: FoundField = { field: 'document_type', value: ctx.documentType, confidence: ctx.documentType === 'invoice' ? 70 : 80, explanation: `read as ${ctx.documentType.replace('_', ' ')}: ${ctx.documentTypeSays}` };
-  return [documentType, ...resolve(candidates, ctx, null), ...otherLabelledFields(ctx)];
+  return [documentType, ...resolve(candidates, ctx, lineItemSum(items)), ...lineItemFields(items), ...otherLabelledFields(ctx)];
 }
