@@ -75,5 +75,7 @@ export function extractFields(doc: DocumentText): FoundField[] {
   const candidates = FINDERS.flatMap((find) => find(ctx));
   const items = findLineItems(doc);
   const documentType: FoundField = { field: 'document_type', value: ctx.documentType, confidence: ctx.documentType === 'invoice' ? 70 : 80, explanation: `read as ${ctx.documentType.replace('_', ' ')}: ${ctx.documentTypeSays}` };
-  return [documentType, ...resolve(candidates, ctx, lineItemSum(items)), ...lineItemFields(items), ...otherLabelledFields(ctx)];
+  const sum = lineItemSum(items);
+  const amounts = items.flatMap((item) => (item.cells.amount ? [Number(item.cells.amount.value)] : []));
+  return [documentType, ...resolve(candidates, ctx, sum === null ? null : { sum, amounts }), ...lineItemFields(items), ...otherLabelledFields(ctx)];
 }

@@ -25,7 +25,14 @@ const byScore = (a: { candidate: Candidate; support: number }, b: { candidate: C
  * subtotal and tax are then the pair that adds up to the chosen total, else the best of each,
  * marked down for not adding up.
  */
-export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], lineItemSum: number | null, receipt: boolean): Map<string, Chosen> {
+export interface ItemAmounts {
+  /** The sum of the line items' amounts. */
+  sum: number;
+  /** Each item's amount. */
+  amounts: number[];
+}
+
+export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], items: ItemAmounts | null, receipt: boolean): Map<string, Chosen> {
   const totals = of('total_amount');
   const subtotals = of('subtotal');
   const taxes = of('tax_amount');
@@ -77,7 +84,8 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], l
       h.support += 0.1;
       h.notes.push('equals the amount paid');
     }
-    if (lineItemSum !== null && agree(lineItemSum, h.amount)) {
+    // An amount of the item table itself (a single item) is no confirmation of a total by the items.
+    if (items && agree(items.sum, h.amount) && !items.amounts.some((a) => agree(a, h.amount))) {
       h.support += 0.15;
       h.notes.push('equals the sum of the line items');
     }

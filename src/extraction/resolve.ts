@@ -1,7 +1,7 @@
 import { CANONICAL_FIELDS } from './labels.js';
 import { currencyOf } from './normalise.js';
 import type { Candidate, FinderContext } from './finders/types.js';
-import { resolveAmounts, type Chosen } from './resolve-amounts.js';
+import { resolveAmounts, type Chosen, type ItemAmounts } from './resolve-amounts.js';
 import type { FoundField } from './types.js';
 import { keyOf } from './vendor.js';
 
@@ -49,11 +49,11 @@ function ranked(list: Candidate[]): Chosen[] {
  * that add up (see `resolveAmounts`), a due date not before the invoice date, a vendor other than
  * the customer and the vendor's own address.
  */
-export function resolve(candidates: Candidate[], ctx: FinderContext, lineItemSum: number | null): FoundField[] {
+export function resolve(candidates: Candidate[], ctx: FinderContext, items: ItemAmounts | null): FoundField[] {
   const groups = new Map<string, Candidate[]>();
   for (const c of candidates) groups.set(c.field, [...(groups.get(c.field) ?? []), c]);
   const of = (field: string) => groups.get(field) ?? [];
-  const chosen = resolveAmounts(of, lineItemSum, ctx.documentType === 'receipt');
+  const chosen = resolveAmounts(of, items, ctx.documentType === 'receipt');
 
   for (const field of CANONICAL_FIELDS) {
     if (AMOUNT_FIELDS.has(field) || field === 'currency' || field === 'vendor_address') continue;
