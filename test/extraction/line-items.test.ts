@@ -555,6 +555,52 @@ describe('hand-built tables', () => {
     ]);
   });
 
+  it('reads a table whose header names no description column, quantities with their unit in one word, and a credit written 50,00-', () => {
+    const items = findLineItems(
+      doc(
+        page(1, [
+          [
+            ['Hours', 0.55, 'right'],
+            ['Rate', 0.75, 'right'],
+            ['Amount', 0.94, 'right'],
+          ],
+          [
+            ['Website redesign', 0.08],
+            ['12.5h', 0.55, 'right'],
+            ['80.00', 0.75, 'right'],
+            ['1,000.00', 0.94, 'right'],
+          ],
+          [
+            ['Hosting migration', 0.08],
+            ['3h', 0.55, 'right'],
+            ['80.00', 0.75, 'right'],
+            ['240.00', 0.94, 'right'],
+          ],
+          [
+            ['Goodwill credit', 0.08],
+            ['1', 0.55, 'right'],
+            ['50.00-', 0.75, 'right'],
+            ['50.00-', 0.94, 'right'],
+          ],
+          [
+            ['Total', 0.6],
+            ['1,190.00', 0.94, 'right'],
+          ],
+        ]),
+      ),
+    );
+    expect(rows(items)).toEqual([
+      { description: 'Website redesign', quantity: '12.5', unit: 'h', unit_price: '80.00', amount: '1000.00' },
+      { description: 'Hosting migration', quantity: '3', unit: 'h', unit_price: '80.00', amount: '240.00' },
+      { description: 'Goodwill credit', quantity: '1', unit_price: '-50.00', amount: '-50.00' },
+    ]);
+    expect(items.map((i) => i.check)).toEqual(['fits', 'fits', 'fits']);
+    expect(items[0]!.cells.description!.column).toBe('Description');
+    // A row of column words with a figure in it is a totals line, not a header: "Total  Qty  3".
+    const totals = page(1, [[['Total', 0.3], ['Qty', 0.55, 'right'], ['3', 0.94, 'right']], [['Widget', 0.08], ['3', 0.55, 'right'], ['9.00', 0.94, 'right']]]);
+    expect(findLineItems(doc(totals))).toEqual([]);
+  });
+
   it('finds nothing where there is no item table', () => {
     const letter = page(1, [
       [['Description of the services and the total amount are given below.', 0.08]],

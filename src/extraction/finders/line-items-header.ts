@@ -246,7 +246,16 @@ export interface Header {
 
 /** A header row needs a description column and one of quantity, unit price or amount. */
 function isTableHeader(kinds: ColumnKind[]): boolean {
-  return kinds.includes('description') && (kinds.includes('quantity') || kinds.includes('unit_price') || kinds.includes('amount'));
+  const values = (['quantity', 'unit_price', 'amount'] as const).filter((k) => kinds.includes(k)).length;
+  return (kinds.includes('description') && values >= 1) || values >= 2;
+}
+
+/** Where a header names no description column ("Qty  Rate  Amount" over descriptions at the left), the room left of its first column is one. */
+function withDescription(columns: Column[]): Column[] | null {
+  if (columns.some((c) => c.kind === 'description')) return columns;
+  const first = columns[0]!;
+  if (first.x0 < 0.2) return null;
+  return [{ kind: 'description', label: 'Description', x0: 0, x1: 0.9 * first.x0, percent: false }, ...columns];
 }
 
 /** Whether a row under a header continues it: column words and qualifiers only, no digits. */
@@ -364,5 +373,8 @@ export function findHeader(rows: HeaderRow[], at: number): Header | null {
       return { kind: kinds[i]!, label: cellText(cell.words), x0, x1, percent: cell.tokens.includes('percent') };
     })
     .sort((a, b) => a.x0 - b.x0);
-  return { columns, last };
+  // Without a description column the header must be nothing but column words: not "TOTAL QTY 1".
+  if (!kinds.includes('description') && (rows[at]!.lines.some((l) => /\d/.test(l.text)) || endLabel(rows[at]!.lines[0]!.words))) return null;
+  const complete = withDescription(columns);
+  return complete && { columns: complete, last };
 }

@@ -134,10 +134,17 @@ function kindOf(text: string): WordKind {
   const iso = /^[A-Z]{3}/.exec(rest);
   if (iso && currencyOf(iso[0]) === iso[0]) rest = rest.slice(3);
   if (!rest) return 'currency';
-  rest = rest.replace(/(?:[$€£¥]|\s?%|[A-Z]{3}|\*)$/u, '');
+  rest = rest.replace(/(?:[$€£¥]|\s?%|\*)$/u, '');
+  const code = /[A-Z]{3}$/.exec(rest);
+  if (code && currencyOf(code[0]) === code[0]) rest = rest.slice(0, -3);
   if (NUMBER.test(rest)) return 'number';
+  // A quantity with its unit in one word ("1.00kg", "2pcs", "3Std.").
+  const unit = UNIT_SUFFIX.exec(rest);
+  if (unit && NUMBER.test(unit[1]!)) return 'number';
   return 'text';
 }
+
+const UNIT_SUFFIX = /^(.*?\d)(\p{L}{1,4}\.?|m²|m³)$/u;
 
 function wordsText(words: Word[]): string {
   return words.map((w) => w.text).join(' ');
@@ -258,8 +265,10 @@ function cellsOf(table: Table, row: Row): Cell[] {
         else current = null;
         return;
       }
-      // A number that starts a text in a text column ("2 Nächte Hotel") is part of the text.
+      // A number that starts a text in a text column ("2 Nächte Hotel") is part of the text, and so is a measure one space after a word ("Lime 50G").
       if (kind === 'number' && !(current && !current.numeric) && next && wordKind(next.text) === 'text' && TEXT_KINDS.has(table.columns[zoneAt(table, word.bbox.x + word.bbox.width)]!.kind)) kind = 'text';
+      const before = line.words[i - 1];
+      if (kind === 'number' && current && !current.numeric && before && UNIT_SUFFIX.test(word.text) && word.bbox.x - (before.bbox.x + before.bbox.width) < 1.5 * row.charWidth) kind = 'text';
       if (kind === 'currency') {
         if (current?.numeric && !pending.length) current.words.push(word);
         else pending.push(word);
@@ -518,9 +527,12 @@ function plainDecimal(n: number): string {
 
 function amountOf(words: Word[]): { value: string; amount: number } | null {
   const numbers = words.filter((w) => wordKind(w.text) !== 'text');
-  const parsed = parseAmount(wordsText(numbers.length ? numbers : words));
+  const text = wordsText(numbers.length ? numbers : words);
+  const parsed = parseAmount(text);
   if (!parsed) return null;
-  return { value: parsed.value, amount: Number(parsed.value) };
+  // "100,00-": a credit written with the minus after the figure.
+  const value = /\d-$/.test(text.trim()) && !parsed.value.startsWith('-') && Number(parsed.value) !== 0 ? `-${parsed.value}` : parsed.value;
+  return { value, amount: Number(value) };
 }
 
 /** A unit price with the decimals it is printed with beyond the cents ("3,3333" is 3.3333; "9,9000" is 9.90). */
@@ -631,7 +643,9 @@ function itemOf(draft: Draft, descColumn: string): LineItem {
     quantity = number.length ? decimalOf(wordsText(number)) : null;
     quantityWords = number;
     const unitWords = rest.filter((w) => UNIT_WORD.test(w.text));
+    const suffix = number.length ? UNIT_SUFFIX.exec(number.at(-1)!.text) : null;
     if (unitWords.length && !get('unit')) cells.unit = cell(unitWords, wordsText(unitWords).replace(/\.$/, ''), page, label('quantity'));
+    else if (suffix && !/^x$/i.test(suffix[2]!) && !get('unit')) cells.unit = cell([number.at(-1)!], suffix[2]!.replace(/\.$/, ''), page, label('quantity'));
   }
   const u = get('unit');
   if (u && hasLetters(u.words)) cells.unit = cell(u.words, wordsText(u.words), page, label('unit'));
@@ -645,7 +659,8 @@ function itemOf(draft: Draft, descColumn: string): LineItem {
     const rate = number.length ? decimalOf(wordsText(number)) : null;
     const percent = t.words.some((w) => w.text.includes('%')) || t.columns.some((c) => c.percent);
     // A tax column holds rates ("19 %") or tax amounts; without a percent sign a small round number ("19", "7.7") beside a larger amount is a rate.
-    const round = Number.isInteger(rate ? rate.value * 10 : NaN);
+    const decimals = /[.,](\d+)\s*%?$/.exec(wordsText(number))?.[1] ?? '';
+    const round = Number.isInteger(rate ? rate.value * 10 : NaN) && (decimals.length < 2 || /^0+$/.test(decimals));
     if (rate && rate.value >= 0 && rate.value < 100 && (percent || (round && (kind === 'tax_rate' || (rate.value <= 30 && (!amount || Math.abs(amount.amount) > rate.value * 1.5)))))) {
       cells.tax_rate = cell(number, plainDecimal(rate.value), page, label(kind));
     }
