@@ -23,6 +23,8 @@ const MONTH_WORD = `(${Object.keys(MONTHS).sort((a, b) => b.length - a.length).j
 
 function iso(year: number, month: number, day: number): string | null {
   if (year < 100) year += year < 70 ? 2000 : 1900;
+  // Outside these years a "date" is a misread or a number that only looks like one.
+  if (year < 1900 || year > 2199) return null;
   if (month < 1 || month > 12 || day < 1 || day > 31) return null;
   const date = new Date(Date.UTC(year, month - 1, day));
   if (date.getUTCMonth() !== month - 1) return null;

@@ -1,9 +1,20 @@
-import { parseDate } from '../normalise.js';
+import { type DateOrder, type ParsedDate, parseDate } from '../normalise.js';
 import { spanOf } from './words.js';
 import type { Candidate, Finder } from './types.js';
 
 /** A time of day beside a date: receipts print when the sale was made. */
 const TIME = /\b\d{1,2}:\d{2}(?::\d{2})?\s*(?:[AaPp][Mm])?\b/;
+
+/** OCR drops a date's first separator now and then: "1003/2018" for 10/03/2018. */
+const SQUEEZED = /(?<![\d/.-])(\d{2})(\d{2})([/.-])(\d{4})(?!\d)/;
+
+/** A date whose first separator OCR dropped, read as the document writes its dates, marked as doubtful. */
+function squeezedDate(text: string, order: DateOrder): ParsedDate | null {
+  const m = SQUEEZED.exec(text);
+  if (!m) return null;
+  const date = parseDate(`${m[1]}${m[3]}${m[2]}${m[3]}${m[4]}`, order);
+  return date ? { ...date, matched: m[0], ambiguous: true } : null;
+}
 
 /**
  * Dates without a label: every date of the document, the first ones most likely the document's
@@ -12,7 +23,8 @@ const TIME = /\b\d{1,2}:\d{2}(?::\d{2})?\s*(?:[AaPp][Mm])?\b/;
 export const unlabelledDates: Finder = (ctx) => {
   const out: Candidate[] = [];
   for (const row of ctx.rows) {
-    const date = parseDate(row.text, ctx.order);
+    const ocr = ctx.doc.pages.find((p) => p.number === row.page)?.source === 'ocr';
+    const date = parseDate(row.text, ctx.order) ?? (ocr ? squeezedDate(row.text, ctx.order) : null);
     if (!date) continue;
     const start = row.text.indexOf(date.matched);
     const timed = TIME.test(row.text.replace(date.matched, ' '));
