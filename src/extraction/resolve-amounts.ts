@@ -57,6 +57,9 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
   const distinct = new Set(totals.map((t) => t.amount!.toFixed(2)));
   const largest = Math.max(...totals.map((t) => t.amount!), -Infinity);
   const subtotalMax = Math.max(...subtotals.map((s) => s.amount!), -Infinity);
+  // What a till prints last and largest, cash tendered aside, is most often what was paid.
+  const paidIn = new Set(tendered.map((t) => t.amount!.toFixed(2)));
+  const largestPrinted = Math.max(...unlabelled.filter((a) => !paidIn.has(a.amount!.toFixed(2)) && Math.abs(a.amount!) < 10_000_000).map((a) => a.amount!), -Infinity);
   // Without a labelled total, what was paid is one: cash tendered less the change given.
   if (!totals.length) {
     // Eight digits and more before the point are an OCR misreading, not a till's cash.
@@ -90,6 +93,10 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
       h.notes.push('equals the sum of the line items');
     }
     if (h.candidate.field === 'total_amount' && h.amount === largest && distinct.size > 1) h.support += 0.05;
+    if (receipt && h.amount === largestPrinted && h.candidate.field !== 'amount') {
+      h.support += 0.1;
+      h.notes.push('the largest amount on the receipt apart from the cash tendered');
+    }
     if (h.amount < subtotalMax - 0.005) {
       h.support -= 0.2;
       h.notes.push('less than the subtotal');
