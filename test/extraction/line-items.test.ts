@@ -601,6 +601,64 @@ describe('hand-built tables', () => {
     expect(findLineItems(doc(totals))).toEqual([]);
   });
 
+  it('reads a receipt without a column header from rows whose figures multiply out, and only those', () => {
+    const receipt = (rowsAbove: RowSpec[]) =>
+      doc(
+        page(
+          1,
+          [
+            [['KEDAI MAJU ENTERPRISE', 0.2, 'left', 92]],
+            [['GST ID : 001234567890', 0.2, 'left', 90]],
+            ...rowsAbove,
+            [
+              ['TOTAL', 0.1, 'left', 95],
+              ['RM 26.10', 0.92, 'right', 93],
+            ],
+            [
+              ['CASH', 0.1, 'left', 95],
+              ['50.00', 0.92, 'right', 93],
+            ],
+          ],
+          { source: 'ocr' },
+        ),
+      );
+    const items = findLineItems(
+      receipt([
+        [['EGG PORE STEAM BALM', 0.1, 'left', 90]],
+        [
+          ['SS04018600', 0.1, 'left', 90],
+          ['2 x 9.90', 0.6, 'right', 90],
+          ['19.80', 0.92, 'right', 90],
+        ],
+        [
+          ['TEH TARIK', 0.1, 'left', 90],
+          ['1', 0.5, 'right', 90],
+          ['6.30', 0.7, 'right', 90],
+          ['6.30', 0.92, 'right', 90],
+        ],
+      ]),
+    );
+    expect(rows(items)).toEqual([
+      { code: 'SS04018600', description: 'EGG PORE STEAM BALM', quantity: '2', unit_price: '9.90', amount: '19.80' },
+      { description: 'TEH TARIK', quantity: '1', unit_price: '6.30', amount: '6.30' },
+    ]);
+    const amount = lineItemFields(items).find((f) => f.field === 'line_items.0.amount')!;
+    expect(amount).toMatchObject({ confidence: Math.round(90 * 0.85), explanation: 'item row 1 on page 1 (no table header; its figures multiply out), amount; 2 x 9.90 = 19.80' });
+    // One row of 1 x price = amount proves nothing: a receipt's figures often repeat.
+    expect(
+      findLineItems(
+        receipt([
+          [
+            ['TEH TARIK', 0.1],
+            ['1', 0.5, 'right'],
+            ['6.30', 0.7, 'right'],
+            ['6.30', 0.92, 'right'],
+          ],
+        ]),
+      ),
+    ).toEqual([]);
+  });
+
   it('finds nothing where there is no item table', () => {
     const letter = page(1, [
       [['Description of the services and the total amount are given below.', 0.08]],

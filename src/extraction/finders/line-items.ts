@@ -46,6 +46,8 @@ export interface LineItem {
   check: 'fits' | 'differs' | 'unchecked';
   /** The arithmetic, e.g. "3 x 100.00 = 300.00". */
   checkNote?: string;
+  /** Read under an item table's header, or from rows whose figures multiply out on a page without one. */
+  source: 'table' | 'rows';
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -695,7 +697,7 @@ function itemOf(draft: Draft, descColumn: string): LineItem {
     const c = cells[key];
     if (c) c.confidence = Math.round(c.confidence * (key === 'description' ? (check === 'fits' ? 0.9 : 0.75) : factor));
   }
-  return { page, row: 0, cells, check, checkNote };
+  return { page, row: 0, cells, check, checkNote, source: 'table' };
 }
 
 /** The items of one table segment: item rows, with the rows that complete them and the text rows that continue their descriptions. */
@@ -782,11 +784,70 @@ function itemsOf(segment: Segment): LineItem[] {
   return items;
 }
 
-/** The line items of a document's item tables, in document order. */
+const TIMES = /^[x×@*]$/i;
+
+/**
+ * Rows shaped "description  qty  price  amount" whose figures multiply out, above the first
+ * totals label of the page: the items of a till receipt that prints no column header. The
+ * arithmetic is the evidence, so a row counts only when quantity x price = amount within a cent,
+ * and a quantity of 1 only beside another such row.
+ */
+function headerlessItems(doc: DocumentText): LineItem[] {
+  const found: { item: LineItem; trivial: boolean }[] = [];
+  for (const page of doc.pages) {
+    let above: Row | null = null;
+    for (const row of rowsOf(page)) {
+      const words = row.lines.flatMap((l) => l.words);
+      if (endLabel(words) && words.some((w) => /\d[.,]\d{2}$/.test(w.text))) break;
+      const figures: Word[] = [];
+      let i = words.length - 1;
+      for (; i >= 0 && figures.length < 3; i -= 1) {
+        const kind = wordKind(words[i]!.text);
+        if (kind === 'number') figures.unshift(words[i]!);
+        else if (kind !== 'currency' && !TIMES.test(words[i]!.text)) break;
+      }
+      const before = words.slice(0, i + 1);
+      const textRow = !figures.length && hasLetters(words);
+      if (figures.length === 3 && !before.some((w) => wordKind(w.text) === 'number' && !hasLetters([w]))) {
+        const qty = decimalOf(figures[0]!.text);
+        const price = amountOf([figures[1]!]);
+        const amount = amountOf([figures[2]!]);
+        const overhead = above && row.cy - above.cy <= 2 * row.height ? above.lines.flatMap((l) => l.words) : [];
+        // A lone code of letters and digits beside the figures ("SS04018600") leaves the description to the text row above.
+        const code = before.length === 1 && /\d/.test(before[0]!.text) && /\p{L}/u.test(before[0]!.text) && overhead.length ? before : [];
+        const description = code.length ? overhead : hasLetters(before) ? before : overhead;
+        if (qty && qty.value > 0 && price && amount && description.length && near(qty.value * price.amount, amount.amount, 0.01)) {
+          const note = `${plainDecimal(qty.value)} x ${price.value} = ${amount.value}`;
+          const conf = (w: Word[]) => Math.round(meanConfidence(w) * 0.85);
+          const item: LineItem = {
+            page: page.number,
+            row: 0,
+            source: 'rows',
+            check: 'fits',
+            checkNote: note,
+            cells: {
+              description: { ...cell(description, wordsText(description), page.number, 'Description'), confidence: conf(description) },
+              quantity: { ...cell([figures[0]!], plainDecimal(qty.value), page.number, 'Qty'), confidence: conf([figures[0]!]) },
+              unit_price: { ...cell([figures[1]!], price.value, page.number, 'Price'), confidence: conf([figures[1]!]) },
+              amount: { ...cell([figures[2]!], amount.value, page.number, 'Amount'), confidence: conf([figures[2]!]) },
+              ...(code.length ? { code: { ...cell(code, code[0]!.text, page.number, 'Code'), confidence: conf(code) } } : {}),
+            },
+          };
+          found.push({ item, trivial: qty.value === 1 });
+        }
+      }
+      above = textRow ? row : null;
+    }
+  }
+  return found.length >= 2 || found.some((f) => !f.trivial) ? found.map((f) => f.item) : [];
+}
+
+/** The line items of a document's item tables, in document order; without any table, receipt rows whose figures multiply out. */
 export function findLineItems(doc: DocumentText): LineItem[] {
-  const items = segmentsOf(doc)
+  let items = segmentsOf(doc)
     .flatMap(itemsOf)
     .filter((item) => item.cells.description || item.cells.code);
+  if (!items.length) items = headerlessItems(doc);
   items.forEach((item, i) => (item.row = i + 1));
   return items;
 }
@@ -816,7 +877,10 @@ export function lineItemFields(items: LineItem[]): FoundField[] {
         field: `line_items.${n}.${key}`,
         value: c.value,
         confidence: Math.max(0, Math.min(100, c.confidence)),
-        explanation: `row ${item.row} of the item table on page ${c.page}, column '${c.column}'${arithmetic}`,
+        explanation:
+          item.source === 'table'
+            ? `row ${item.row} of the item table on page ${c.page}, column '${c.column}'${arithmetic}`
+            : `item row ${item.row} on page ${c.page} (no table header; its figures multiply out), ${c.column.toLowerCase()}${arithmetic}`,
         page: c.page,
         bbox: c.bbox,
       });
