@@ -23,7 +23,7 @@ const has = (text: string, list: string[]) => {
 
 /** A postcode (four to six digits alone) or a house number before the street ("27,JALAN", "12 Main St"). */
 const POSTCODE = /(?<![\d-])\d{4,6}(?![\d-])/;
-const HOUSE_NUMBER = /^(?:no\.?\s*)?\d{1,5}[A-Za-z]?\s*[,.]/i;
+const HOUSE_NUMBER = /^[^\p{L}\p{N}]*(?:no\.?\s*[:：]?\s*\d|(?:lot|unit|block|blk)\b|\d{1,5}[A-Za-z]?\s*[,.])/iu;
 /** A company or tax registration number alone, often in brackets: "(933109-X)", "JM0325955-V". */
 const REGISTRATION_NUMBER = /^\(?[A-Z]{0,3}\s?\d{4,}[-\s]?[A-Z]?\)?\.?$/;
 const HEADER_ROWS = 14;
@@ -52,8 +52,13 @@ function kindOf(text: string, lines: Line[]): Kind {
   if (lines.length > 1 && lines.some((l) => isKnownLabel(l.text.replace(/\s*[:：]\s*$/, '')))) return 'end';
   if (startsWithTitle(trimmed) || parseDate(trimmed) || isKnownLabel(trimmed.replace(/\s*[:：].*$/, '')) || COLUMN_HEADING.test(trimmed.split(/\s+/).slice(0, 3).join(' '))) return 'end';
   if (REGISTRATION_NUMBER.test(trimmed.replace(/\s+/g, ' ')) || has(trimmed, REGISTRATION)) return 'registration';
-  if (/[:：@]/.test(trimmed) || (isAddressOrContact(trimmed) && !has(trimmed, STREET))) return 'contact';
-  if (has(trimmed, STREET) || HOUSE_NUMBER.test(trimmed) || (POSTCODE.test(trimmed) && /\p{L}{3,}/u.test(trimmed))) return 'address';
+  const street = has(trimmed, STREET) || HOUSE_NUMBER.test(trimmed);
+  // An address line may hold a colon ("NO: 1-1&2 GROUND FLOOR"); a phone, mail or web address it does not.
+  if (isAddressOrContact(trimmed.replace(/[:：]/g, ' ')) && !street) return 'contact';
+  if (street) return 'address';
+  // "Cashier: 01", "Table: 5": a label and its value, not part of a letterhead.
+  if (/[:：]/.test(trimmed)) return 'contact';
+  if (POSTCODE.test(trimmed) && /\p{L}{3,}/u.test(trimmed)) return 'address';
   if (readsLikeName(trimmed)) return 'name';
   return 'other';
 }
