@@ -10,11 +10,13 @@ import { COLUMN_HEADING, hasLegalForm, isLegalFormOnly, readsLikeName } from '..
 import { meanConfidence } from './words.js';
 import type { Candidate, Finder } from './types.js';
 
-const words = JSON.parse(readFileSync(fileURLToPath(new URL('../lexicon/address.json', import.meta.url)), 'utf8')) as Record<'street' | 'business' | 'registration', string[]>;
+const words = JSON.parse(readFileSync(fileURLToPath(new URL('../lexicon/address.json', import.meta.url)), 'utf8')) as Record<'street' | 'business' | 'registration' | 'street_suffixes', string[]>;
 const phrases = (list: string[]) => list.map((w) => ` ${foldPhrase(w)} `);
 const STREET = phrases(words.street);
 const BUSINESS = phrases(words.business);
 const REGISTRATION = phrases(words.registration);
+/** German and Dutch streets are one word: "Lieferantenstraße", "Kerkstraat". */
+const STREET_SUFFIX = new RegExp(`\\p{L}(?:${words.street_suffixes.map((w) => foldPhrase(w)).join('|')})\\b`, 'u');
 
 const has = (text: string, list: string[]) => {
   const folded = ` ${foldPhrase(text)} `;
@@ -23,6 +25,8 @@ const has = (text: string, list: string[]) => {
 
 /** A postcode (four to six digits alone) or a house number before the street ("27,JALAN", "12 Main St"). */
 const POSTCODE = /(?<![\d-])\d{4,6}(?![\d-])/;
+/** British and Irish postcodes ("SW1B 3BN") carry letters. */
+const UK_POSTCODE = /\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}\b/;
 const HOUSE_NUMBER = /^[^\p{L}\p{N}]*(?:no\.?\s*[:：]?\s*\d|(?:lot|unit|block|blk)\b|\d{1,5}[A-Za-z]?\s*[,.])/iu;
 /** A company or tax registration number alone, often in brackets: "(933109-X)", "JM0325955-V". */
 const REGISTRATION_NUMBER = /^\(?[A-Z]{0,3}\s?\d{4,}[-\s]?[A-Z]?\)?\.?$/;
@@ -41,6 +45,16 @@ interface Row {
   business: boolean;
 }
 
+/** A street line: a street word, a one-word street name ("Musterstraße 42") or a house number first. */
+export function isStreetLine(text: string): boolean {
+  return has(text, STREET) || STREET_SUFFIX.test(foldPhrase(text)) || HOUSE_NUMBER.test(text);
+}
+
+/** Any line of an address: a street line, or a postcode with a place ("DE 80333 München"). */
+export function isAddressLine(text: string): boolean {
+  return isStreetLine(text) || ((POSTCODE.test(text) || UK_POSTCODE.test(text)) && /\p{L}{3,}/u.test(text));
+}
+
 /** A trade word in a short row ("RESTAURANT SIN DU", "ABC HO TRADING"); in a long one it is prose or a heading. */
 function business(text: string): boolean {
   return foldPhrase(text).split(' ').length <= 6 && has(text, BUSINESS);
@@ -52,7 +66,7 @@ function kindOf(text: string, lines: Line[]): Kind {
   if (lines.length > 1 && lines.some((l) => isKnownLabel(l.text.replace(/\s*[:：]\s*$/, '')))) return 'end';
   if (startsWithTitle(trimmed) || parseDate(trimmed) || isKnownLabel(trimmed.replace(/\s*[:：].*$/, '')) || COLUMN_HEADING.test(trimmed.split(/\s+/).slice(0, 3).join(' '))) return 'end';
   if (REGISTRATION_NUMBER.test(trimmed.replace(/\s+/g, ' ')) || has(trimmed, REGISTRATION)) return 'registration';
-  const street = has(trimmed, STREET) || HOUSE_NUMBER.test(trimmed);
+  const street = isStreetLine(trimmed);
   // An address line may hold a colon ("NO: 1-1&2 GROUND FLOOR"); a phone, mail or web address it does not.
   if (isAddressOrContact(trimmed.replace(/[:：]/g, ' ')) && !street) return 'contact';
   if (street) return 'address';

@@ -1,12 +1,20 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { matchLabel } from '../labels.js';
 import { union } from '../layout.js';
+import { foldPhrase } from '../lexicon.js';
 import { isAddressOrContact } from '../patterns.js';
+import { isAddressLine } from './header-block.js';
 import type { Line, PageText } from '../types.js';
 import { readsLikeName } from '../vendor.js';
 import { meanConfidence } from './words.js';
 import type { Candidate, Finder } from './types.js';
 
-const BLOCK_LINES = 6;
+const BLOCK_LINES = 8;
+const lexicon = JSON.parse(readFileSync(fileURLToPath(new URL('../lexicon/address.json', import.meta.url)), 'utf8')) as Record<'name_labels' | 'address_labels', string[]>;
+const NAME_LABELS = new Set(lexicon.name_labels.map(foldPhrase));
+const ADDRESS_LABELS = new Set(lexicon.address_labels.map(foldPhrase));
+const SUB_LABEL = /^([\p{L} ]{2,20}?)\s*[:：]\s*(\S.*)$/u;
 const PARTY_FIELDS = new Set(['vendor_name', 'customer_name']);
 
 /**
@@ -16,13 +24,19 @@ const PARTY_FIELDS = new Set(['vendor_name', 'customer_name']);
 function linesUnder(page: PageText, label: Line): Line[] {
   const out: Line[] = [];
   let bottom = label.bbox.y + label.bbox.height;
+  // Where sub-labels hold their values in a column of their own ("Anschrift: | Erfurter Strasse 13"), the value column's later lines belong too.
+  let valueX: number | null = null;
   for (let i = 0; i < page.lines.length && out.length < BLOCK_LINES; i += 1) {
     const line = page.lines[i]!;
     if (line.row <= label.row) continue;
-    if (line.bbox.x < label.bbox.x - 0.02 || line.bbox.x > label.bbox.x + Math.max(label.bbox.width, 0.15)) continue;
+    const inColumn = line.bbox.x >= label.bbox.x - 0.02 && line.bbox.x <= label.bbox.x + Math.max(label.bbox.width, 0.15);
+    const inValues = valueX !== null && Math.abs(line.bbox.x - valueX) < 0.02 && page.lines[i - 1]?.row !== line.row;
+    if (!inColumn && !inValues) continue;
     if (line.bbox.y - bottom > 2.5 * label.bbox.height) break;
     const next = page.lines[i + 1];
-    out.push(next && next.row === line.row && /^[:：]/.test(next.text) ? { ...line, text: `${line.text} ${next.text}` } : line);
+    const joined = inColumn && next && next.row === line.row && (/^[:：]/.test(next.text) || /[:：]$/.test(line.text));
+    if (joined) valueX = next.bbox.x;
+    out.push(joined ? { ...line, text: `${line.text} ${next.text}` } : line);
     bottom = line.bbox.y + line.bbox.height;
   }
   return out;
@@ -40,7 +54,11 @@ export const partyBlocks: Finder = (ctx) => {
       const match = matchLabel(label.text.replace(/\s*[:：]\s*$/, ''));
       const field = match?.exact ? match.fields.find((f) => PARTY_FIELDS.has(f.field))?.field : undefined;
       if (!field) continue;
-      const under = linesUnder(page, label);
+      const under = linesUnder(page, label).map((l) => {
+        // "Name: ELEKTRON GmbH" and "Anschrift: Erfurter Strasse 13" inside the block: the sub-label goes.
+        const sub = SUB_LABEL.exec(l.text);
+        return sub && NAME_LABELS.has(foldPhrase(sub[1]!)) ? { ...l, text: sub[2]! } : sub && ADDRESS_LABELS.has(foldPhrase(sub[1]!)) ? { ...l, text: sub[2]!, address: true } : l;
+      });
       const at = under.findIndex((l) => readsLikeName(l.text) && !l.text.includes(':'));
       if (at < 0) continue;
       const name = under[at]!;
@@ -56,9 +74,12 @@ export const partyBlocks: Finder = (ctx) => {
         row: name.row,
       });
       if (field !== 'vendor_name') continue;
+      // The address starts at its street (a contact person's name may stand between) and runs to the postcode line.
+      const rest = under.slice(at + 1);
+      const from = rest.findIndex((l) => ('address' in l && l.address) || isAddressLine(l.text));
       const address: Line[] = [];
-      for (const line of under.slice(at + 1)) {
-        if (isAddressOrContact(line.text) || address.length >= 3) break;
+      for (const line of from < 0 ? [] : rest.slice(from)) {
+        if (isAddressOrContact(line.text) || address.length >= 3 || (address.length && !isAddressLine(line.text))) break;
         address.push(line);
       }
       if (address.length) {
