@@ -4,7 +4,7 @@ import type { DocumentText } from './types.js';
 
 const CREDIT_NOTE = /^(?:credit note|credit memo|gutschrift|rechnungskorrektur|avoir|facture d avoir|nota de credito|nota di credito|creditnota|nota de credito|faktura korygujaca|nota kredit)\b/;
 /** Words a sales receipt prints and an invoice does not: tendered cash, change, a till. */
-const RECEIPT_WORDS = /\b(?:cash|change|tendered|cashier|receipt|thank you|till|pos|tunai|baki|resit|kassenbon|bon|quittung|wechselgeld|ruckgeld|ticket|especes|rendu|cambio|efectivo|resto|contanti|scontrino|wisselgeld|kassabon|troco|paragon|reszta|simplified tax invoice|cash bill|terminal|member|rounding)\b/g;
+const RECEIPT_WORDS = /\b(?:cash|change|tendered|cashier|receipt|thank you|please come again|till|pos|tunai|baki|resit|kassenbon|bon|quittung|wechselgeld|ruckgeld|ticket|especes|rendu|cambio|efectivo|resto|contanti|scontrino|wisselgeld|kassabon|troco|paragon|reszta|simplified tax invoice|cash bill|terminal|member|rounding|gst summary|total qty|pax|table no|counter|served by|approval code|pump|litre|goods sold are not returnable)\b/g;
 const INVOICE_WORDS = /\b(?:due date|payment terms|bill to|invoice to|iban|bic|swift|purchase order|rechnungsempfanger|zahlungsbedingungen|faellig|falligkeit|leistungsempfanger|kaufer|conditions de paiement|date d echeance|vencimiento|scadenza|vervaldatum|termin platnosci|customer no|kundennummer)\b/g;
 
 /**

@@ -233,7 +233,7 @@ export function findVendor(doc: DocumentText, pairs: LabelValue[], excluded: (l:
       const [whole, name, form] = [company[0], company[1]!, company[2]!];
       const rest = segment.text.slice(whole.length);
       const bareForm = /^[A-Z]{2}$/.test(form) && /\p{L}/u.test(rest);
-      if (name.split(' ').length <= 6 && segment.words.length <= 10 && readsLikeName(whole) && !BANK.test(name) && !bareForm && !isValue(segment.words)) {
+      if (name.split(' ').length <= 6 && segment.words.length <= 10 && readsLikeName(whole) && !BANK.test(name) && !bareForm && !isLegalFormOnly(whole) && !isValue(segment.words)) {
         const at = where(segment.page, segment.line);
         const signal = { weight: at.edge ? 1.5 : 1, confidence: at.edge ? 70 : 60, says: `company form '${form}' ${at.says}` };
         add(segment, whole, wordsBetween(segment.words, 0, whole.length), signal);

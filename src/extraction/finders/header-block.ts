@@ -131,7 +131,8 @@ export const headerBlock: Finder = (ctx) => {
     {
       field: 'vendor_name',
       value: name.replace(/[,;&\s]+$/, ''),
-      score: (receipt ? 0.8 : 0.45) * (how === 'company line' ? 1 : how === 'first name line' ? 0.75 : 0.9),
+      // On an invoice other finders know more; a company line at the very top still says much there.
+      score: receipt ? 0.8 * (how === 'company line' ? 1 : how === 'first name line' ? 0.75 : 0.9) : how === 'company line' ? 0.6 : 0.4,
       textConfidence: meanConfidence(nameLines.flatMap((l) => l.words)),
       explanation: `${how} of the header block on page ${page.number}`,
       page: page.number,
