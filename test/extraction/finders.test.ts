@@ -1,0 +1,353 @@
+import { describe, expect, it } from 'vitest';
+import { amountRows } from '../../src/extraction/finders/amount-rows.js';
+import { unlabelledAmounts } from '../../src/extraction/finders/amounts.js';
+import { contacts, ibans } from '../../src/extraction/finders/contacts.js';
+import { finderContext } from '../../src/extraction/finders/context.js';
+import { unlabelledDates } from '../../src/extraction/finders/dates.js';
+import { headerBlock } from '../../src/extraction/finders/header-block.js';
+import { partyBlocks } from '../../src/extraction/finders/label-blocks.js';
+import { labelledValues } from '../../src/extraction/finders/labelled.js';
+import { findLineItems, lineItemSum } from '../../src/extraction/finders/line-items.js';
+import { paymentTerms } from '../../src/extraction/finders/payment-terms.js';
+import { numberAfterTitle, numberBesideTitle } from '../../src/extraction/finders/title-number.js';
+import type { Candidate, Finder } from '../../src/extraction/finders/types.js';
+import { vendorSignals } from '../../src/extraction/finders/vendor-signals.js';
+import type { DocumentText, PageText } from '../../src/extraction/types.js';
+import { DE_INVOICE, layoutDocument, MY_RECEIPT, sheet, type Layout, type Placed } from '../fixtures/documents.js';
+
+/**
+ * Each finder called on its own, on documents built here from words with boxes: the Malaysian
+ * receipt and the German invoice of `test/fixtures/documents.ts`, and small pages for the cases
+ * those two do not hold.
+ */
+
+const receipt = layoutDocument(MY_RECEIPT);
+const invoice = layoutDocument(DE_INVOICE);
+
+function run(finder: Finder, doc: DocumentText): Candidate[] {
+  return finder(finderContext(doc));
+}
+
+/** Field, value and explanation of each candidate, in the finder's order. */
+function found(finder: Finder, doc: DocumentText): { field: string; value: string; explanation: string }[] {
+  return run(finder, doc).map(({ field, value, explanation }) => ({ field, value, explanation }));
+}
+
+function only(candidates: Candidate[], field: string): Candidate[] {
+  return candidates.filter((c) => c.field === field);
+}
+
+/** A till roll 80 mm wide: rows 12 pt apart, a centred line, or a label at the left and an amount at the right margin. */
+function till(rows: (string | [string, string])[]): Layout {
+  return {
+    width: 227,
+    height: 440,
+    texts: rows.flatMap((row, i): Placed[] => {
+      const y = 20 + i * 12;
+      return typeof row === 'string' ? [{ text: row, x: 113.5, y, align: 'center' }] : [{ text: row[0], x: 12, y }, { text: row[1], x: 215, y, align: 'right' }];
+    }),
+  };
+}
+
+const page = (doc: DocumentText): PageText => doc.pages[0]!;
+
+describe('finderContext', () => {
+  it('reads the receipt as a receipt, day-first, row by row', () => {
+    const ctx = finderContext(receipt);
+    expect(ctx.documentType).toBe('receipt');
+    expect(ctx.documentTypeSays).toMatch(/^\d+ receipt words/);
+    expect(ctx.order).toBe('day-first');
+    expect(ctx.rows.map((r) => r.text)).toContain('15/03/2018 14:25:36 CASHIER: ANN');
+    expect(ctx.rows.map((r) => r.text)).toContain('TOTAL (RM) : 42.40');
+  });
+
+  it('reads the German invoice as an invoice and knows the buyer’s block', () => {
+    const ctx = finderContext(invoice);
+    expect(ctx.documentType).toBe('invoice');
+    const inBlock = ctx.lines.filter((l) => ctx.inRecipientBlock(l)).map((l) => l.line.text);
+    expect(inBlock).toEqual(['Käufer:', 'Kunden AG Mitte', 'Hans Muster', 'Kundenstraße 15', '69876 Frankfurt']);
+    expect(ctx.lineOf(page(invoice).lines.find((l) => l.text === 'Bruttosumme')!.words[0]!)?.line.text).toBe('Bruttosumme');
+  });
+});
+
+describe('labelledValues', () => {
+  it('reads every labelled value of the receipt, the total under "TOTAL (RM) :" and the subtotal under a label that says it excludes GST', () => {
+    expect(found(labelledValues, receipt)).toEqual([
+      { field: 'phone', value: '03-8736 1234', explanation: "label 'TEL' on page 1, value to the right" },
+      { field: 'vendor_tax_id', value: '001234567890', explanation: "label 'GST ID' on page 1, value to the right" },
+      { field: 'invoice_number', value: 'CS00012345', explanation: "label 'CASH BILL NO' on page 1, value to the right" },
+      { field: 'subtotal', value: '40.02', explanation: "label 'TOTAL SALES (EXCLUDING GST)' on page 1, value to the right" },
+      { field: 'tax_amount', value: '2.40', explanation: "label 'GST @6%' on page 1, value to the right" },
+      { field: 'rounding', value: '-0.02', explanation: "label 'ROUNDING ADJ' on page 1, value to the right" },
+      { field: 'total_amount', value: '42.40', explanation: "label 'TOTAL (RM)' on page 1, value to the right" },
+      { field: 'amount_tendered', value: '50.00', explanation: "label 'CASH' on page 1, value to the right" },
+      { field: 'change_due', value: '7.60', explanation: "label 'CHANGE' on page 1, value to the right" },
+    ]);
+    expect(only(run(labelledValues, receipt), 'total_amount')[0]!.amount).toBe(42.4);
+  });
+
+  it('reads the German invoice: the number and its own date, net, tax, gross, prepayment, amount due, both tax numbers and the IBAN', () => {
+    const candidates = run(labelledValues, invoice);
+    expect(found(labelledValues, invoice)).toEqual([
+      { field: 'customer_name', value: 'Kunden AG Mitte', explanation: "label 'Käufer' on page 1, value below" },
+      { field: 'invoice_number', value: '471102', explanation: "label 'Rechnung Nr.' on page 1, value to the right" },
+      { field: 'invoice_date', value: '2018-03-05', explanation: "date after the invoice number on page 1 (label 'Rechnung Nr.')" },
+      { field: 'subtotal', value: '473.00', explanation: "label 'Rechnungssumme ohne USt.' on page 1, value to the right" },
+      { field: 'tax_amount', value: '56.87', explanation: "label 'Steuerbetrag' on page 1, value to the right" },
+      { field: 'total_amount', value: '529.87', explanation: "label 'Bruttosumme' on page 1, value to the right" },
+      { field: 'prepaid', value: '-100.00', explanation: "label 'Erhaltene Anzahlungen' on page 1, value to the right" },
+      { field: 'total_amount', value: '429.87', explanation: "label 'Zahlbetrag' on page 1, value to the right" },
+      { field: 'vendor_tax_id', value: 'DE123456789', explanation: "label 'USt-IdNr.' on page 1, value to the right" },
+      { field: 'vendor_tax_id', value: '201/113/40209', explanation: "label 'Steuernummer' on page 1, value to the right" },
+      { field: 'iban', value: 'DE89370400440532013000', explanation: "label 'IBAN' on page 1, value to the right (checksum valid)" },
+    ]);
+    // A VAT identification number reads surer than a national tax number; a name below its label less than a value beside it.
+    const [vat, taxNumber] = only(candidates, 'vendor_tax_id');
+    expect(vat!.score).toBeGreaterThan(taxNumber!.score);
+    expect(only(candidates, 'customer_name')[0]!.score).toBeLessThan(vat!.score);
+  });
+
+  it('weighs a label that only contains a lexicon phrase lower than the phrase alone, and says which phrase it found', () => {
+    const exact = run(labelledValues, layoutDocument(sheet([['Gesamtbetrag', '119,00']])));
+    const loose = run(labelledValues, layoutDocument(sheet([['Endbetrag der Rechnung', '119,00']])));
+    expect(exact).toMatchObject([{ field: 'total_amount', value: '119.00', explanation: "label 'Gesamtbetrag' on page 1, value to the right" }]);
+    expect(loose).toMatchObject([{ field: 'total_amount', value: '119.00', explanation: "label 'Endbetrag der Rechnung' on page 1, value to the right (label contains 'endbetrag')" }]);
+    expect(loose[0]!.score).toBeLessThan(exact[0]!.score);
+    expect(loose[0]!.score).toBeGreaterThan(0.55);
+  });
+
+  it('reads a total named as before tax ("ohne", "exklusive") as the subtotal', () => {
+    expect(found(labelledValues, layoutDocument(sheet([['Rechnungsbetrag exklusive Steuer', '100,00']])))).toEqual([
+      { field: 'subtotal', value: '100.00', explanation: "label 'Rechnungsbetrag exklusive Steuer' on page 1, value to the right (label contains 'rechnungsbetrag')" },
+    ]);
+  });
+
+  it('never takes a name under a label that only contains a party phrase, and marks down tax details in the customer’s block', () => {
+    expect(only(run(labelledValues, layoutDocument(sheet(['Verkäufer und Hersteller:', 'Lieferant GmbH']))), 'vendor_name')).toEqual([]);
+    const doc = layoutDocument(sheet(['Käufer:', 'Kunden AG Mitte', 'USt-IdNr.: DE999999999', '', '', 'USt-IdNr.: DE123456789']));
+    const ids = only(run(labelledValues, doc), 'vendor_tax_id');
+    expect(ids.map((c) => c.value)).toEqual(['DE999999999', 'DE123456789']);
+    expect(ids[0]!.score).toBeLessThan(ids[1]!.score);
+  });
+});
+
+describe('amountRows', () => {
+  it('reads receipt rows as a label and the amount at their end, with the currency and colon stripped from the label', () => {
+    const candidates = run(amountRows, receipt);
+    expect(candidates.map(({ field, value }) => [field, value])).toEqual([
+      ['subtotal', '40.02'],
+      ['total_amount', '40.02'],
+      ['tax_amount', '2.40'],
+      ['rounding', '-0.02'],
+      ['total_amount', '42.40'],
+    ]);
+    const total = candidates.find((c) => c.field === 'total_amount' && c.value === '42.40')!;
+    expect(total).toMatchObject({ explanation: "label 'TOTAL' and the amount on one row on page 1", page: 1, amount: 42.4 });
+    // "TOTAL SALES (EXCLUDING ...": a subtotal first, a total only second.
+    const [subtotal, asTotal] = candidates.filter((c) => c.value === '40.02');
+    expect(subtotal!.explanation).toContain("(label contains 'total sales')");
+    expect(asTotal!.score).toBeLessThan(subtotal!.score);
+  });
+
+  it('reads a row OCR kept in one piece, leader dots and currency included', () => {
+    expect(found(amountRows, layoutDocument(till(['TOTAL AMT........ RM 60.31', 'CASH RM 100.00'])))).toEqual([
+      { field: 'total_amount', value: '60.31', explanation: "label 'TOTAL AMT' and the amount on one row on page 1" },
+      { field: 'amount_tendered', value: '100.00', explanation: "label 'CASH' and the amount on one row on page 1" },
+    ]);
+  });
+
+  it('leaves rows whose text is no label (items, dates) alone', () => {
+    expect(found(amountRows, layoutDocument(till([['NOTEBOOK A5', '17.00'], ['15/03/2018', '14:25'], ['2 x 8.50', '17.00']])))).toEqual([]);
+  });
+});
+
+describe('partyBlocks', () => {
+  it('takes the seller’s name from under "Verkäufer:" past the customer-number line, its address under the name, and the buyer’s name', () => {
+    const candidates = run(partyBlocks, invoice);
+    expect(found(partyBlocks, invoice)).toEqual([
+      { field: 'vendor_name', value: 'Lieferant GmbH', explanation: "first name under the label 'Verkäufer' on page 1, 1 line that is not a name skipped" },
+      { field: 'vendor_address', value: 'Lieferantenstraße 20, 80333 München', explanation: "2 lines under the seller's name on page 1" },
+      { field: 'customer_name', value: 'Kunden AG Mitte', explanation: "first name under the label 'Käufer' on page 1" },
+    ]);
+    expect(candidates[1]!.belongsTo).toBe('Lieferant GmbH');
+  });
+
+  it('reads English party labels and stops the address at a contact line', () => {
+    const doc = layoutDocument(sheet(['Seller:', 'Northwind Traders Ltd', '1 Main Street', 'London EC1A 1BB', 'Phone: +44 20 7946 0000', '', '', 'Bill to:', 'Contoso Ltd']));
+    expect(found(partyBlocks, doc)).toEqual([
+      { field: 'vendor_name', value: 'Northwind Traders Ltd', explanation: "first name under the label 'Seller' on page 1" },
+      { field: 'vendor_address', value: '1 Main Street, London EC1A 1BB', explanation: "2 lines under the seller's name on page 1" },
+      { field: 'customer_name', value: 'Contoso Ltd', explanation: "first name under the label 'Bill to' on page 1" },
+    ]);
+  });
+});
+
+describe('numberBesideTitle', () => {
+  it('takes the number beside or under the document title when no label names it', () => {
+    expect(found(numberBesideTitle, layoutDocument(sheet([['Invoice', 'INV/2023/03/0008']])))).toEqual([
+      { field: 'invoice_number', value: 'INV/2023/03/0008', explanation: "number beside the document title 'Invoice' on page 1 (no number label)" },
+    ]);
+    expect(found(numberBesideTitle, layoutDocument(sheet(['FACTUUR', '2024-0117'])))).toEqual([
+      { field: 'invoice_number', value: '2024-0117', explanation: "number below the document title 'FACTUUR' on page 1 (no number label)" },
+    ]);
+  });
+
+  it('finds nothing beside a title without a number', () => {
+    expect(run(numberBesideTitle, layoutDocument(sheet([['Invoice', 'Thank you for your order']])))).toEqual([]);
+  });
+});
+
+describe('numberAfterTitle', () => {
+  it('reads the number after a title word and a number sign on one row', () => {
+    expect(found(numberAfterTitle, layoutDocument(sheet(['Baurechnung Nr. 2024-117 vom 01.02.2024'])))).toEqual([
+      { field: 'invoice_number', value: '2024-117', explanation: "number after the document title 'Baurechnung Nr.' on page 1" },
+    ]);
+  });
+
+  it('leaves a row whose number a label already gave ("Rechnung Nr.") to the labelled values', () => {
+    expect(run(numberAfterTitle, invoice)).toEqual([]);
+  });
+});
+
+describe('unlabelledDates', () => {
+  it('takes the receipt’s date printed with a time of day as the moment of sale, surer than a date alone', () => {
+    const candidates = run(unlabelledDates, receipt);
+    expect(candidates.map(({ field, value, explanation }) => ({ field, value, explanation }))).toEqual([
+      { field: 'invoice_date', value: '2018-03-15', explanation: 'first date on page 1, printed with a time of day (no date label)' },
+    ]);
+    const [untimed] = run(unlabelledDates, layoutDocument(till(['KEDAI MAJU', '15/03/2018'])));
+    expect(untimed).toMatchObject({ value: '2018-03-15', explanation: 'first date on page 1 (no date label)' });
+    expect(candidates[0]!.score).toBeGreaterThan(untimed!.score);
+  });
+
+  it('ranks the invoice’s first date above the later ones', () => {
+    const candidates = run(unlabelledDates, invoice);
+    expect(candidates.map((c) => [c.value, c.explanation])).toEqual([
+      ['2018-03-05', 'first date on page 1 (no date label)'],
+      ['2018-04-04', 'date on page 1 (no date label)'],
+    ]);
+    expect(candidates[0]!.score).toBeGreaterThan(candidates[1]!.score);
+  });
+
+  it('reads a date whose first separator OCR dropped only on an OCR page, and as doubtful', () => {
+    const layout = till(['KEDAI MAJU', '1503/2018 14:25']);
+    expect(run(unlabelledDates, layoutDocument(layout))).toEqual([]);
+    const [date] = run(unlabelledDates, layoutDocument(layout, 'ocr'));
+    expect(date).toMatchObject({ field: 'invoice_date', value: '2018-03-15', explanation: 'first date on page 1, printed with a time of day (no date label)' });
+    const [whole] = run(unlabelledDates, layoutDocument(till(['KEDAI MAJU', '15/03/2018 14:25']), 'ocr'));
+    expect(whole!.value).toBe('2018-03-15');
+    expect(date!.score).toBeLessThan(whole!.score);
+  });
+});
+
+describe('paymentTerms', () => {
+  it('takes the date to pay by from the German payment terms', () => {
+    expect(found(paymentTerms, invoice)).toEqual([{ field: 'due_date', value: '2018-04-04', explanation: 'date to pay by in the payment terms on page 1' }]);
+  });
+
+  it('reads payment terms in other languages and ignores dates that are not a deadline', () => {
+    const doc = layoutDocument(sheet(['Payable avant le 15/04/2026', 'Please pay by 3 May 2026', 'Zahlung erhalten am 01.04.2026', 'Delivered on 02.04.2026']));
+    expect(run(paymentTerms, doc).map((c) => c.value)).toEqual(['2026-04-15', '2026-05-03']);
+  });
+});
+
+describe('ibans', () => {
+  it('finds an IBAN by shape and checksum, and marks one in the customer’s block down', () => {
+    const [own] = run(ibans, invoice);
+    expect(own).toMatchObject({ field: 'iban', value: 'DE89370400440532013000', explanation: 'IBAN pattern on page 1 (checksum valid)' });
+    const theirs = run(ibans, layoutDocument(sheet(['Bill to:', 'Contoso Ltd', 'GB82 WEST 1234 5698 7654 32'])));
+    expect(theirs).toMatchObject([{ value: 'GB82WEST12345698765432' }]);
+    expect(theirs[0]!.score).toBeLessThan(own!.score);
+  });
+
+  it('passes over a number shaped like an IBAN whose checksum fails', () => {
+    expect(run(ibans, layoutDocument(sheet(['IBAN DE89 3704 0044 0532 0130 01'])))).toEqual([]);
+  });
+});
+
+describe('contacts', () => {
+  it('finds e-mail addresses and international phone numbers outside the customer’s block', () => {
+    const doc = layoutDocument(sheet(['Lieferant GmbH', 'billing@lieferant.example · +49 89 1234567', '', '', 'Käufer:', 'einkauf@kunde.example', '+49 69 7654321']));
+    expect(found(contacts, doc)).toEqual([
+      { field: 'email', value: 'billing@lieferant.example', explanation: 'e-mail address pattern on page 1' },
+      { field: 'phone', value: '+49 89 1234567', explanation: 'international phone number pattern on page 1' },
+    ]);
+  });
+
+  it('takes no phone number from a line with an IBAN', () => {
+    expect(run(contacts, invoice)).toEqual([]);
+  });
+});
+
+describe('headerBlock', () => {
+  it('takes the receipt’s company line as the vendor and the lines under its registration number, down to the phone, as its address', () => {
+    const candidates = run(headerBlock, receipt);
+    expect(found(headerBlock, receipt)).toEqual([
+      { field: 'vendor_name', value: 'KEDAI BUKU MAJU SDN BHD', explanation: 'company line of the header block on page 1' },
+      { field: 'vendor_address', value: 'NO. 12, JALAN MAJU 3/2, TAMAN MAJU JAYA, 43000 KAJANG, SELANGOR DARUL EHSAN', explanation: '4 address lines under the vendor name in the header block on page 1' },
+    ]);
+    expect(candidates[1]!.belongsTo).toBe('KEDAI BUKU MAJU SDN BHD');
+  });
+
+  it('weighs the letterhead of an invoice as a hint only', () => {
+    const [name, address] = run(headerBlock, invoice);
+    expect(name).toMatchObject({ field: 'vendor_name', value: 'Lieferant GmbH' });
+    expect(name!.score).toBeLessThan(run(headerBlock, receipt)[0]!.score);
+    expect(name!.score).toBeLessThan(run(partyBlocks, invoice)[0]!.score);
+    expect(address).toMatchObject({ field: 'vendor_address', value: 'Lieferantenstraße 20 · 80333 München · Deutschland', belongsTo: 'Lieferant GmbH' });
+  });
+
+  it('joins a name to the legal form on the line under it, and strips a registration number after the name', () => {
+    const split = layoutDocument(till(['PASARAYA BORONG PINTAR', 'SDN BHD', '(933109-X)', 'LOT 18-A, JALAN KPB 6,', '43300 SERI KEMBANGAN', 'TEL: 03-8941 1234', ['TOTAL', '9.90'], ['CASH', '10.00'], ['CHANGE', '0.10']]));
+    expect(run(headerBlock, split).map((c) => c.value)).toEqual(['PASARAYA BORONG PINTAR SDN BHD', 'LOT 18-A, JALAN KPB 6, 43300 SERI KEMBANGAN']);
+    const trailing = layoutDocument(till(['GOLDEN SCOOP SDN BHD (169609-A)', 'NO. 3, JALAN TIN', '43000 KAJANG', ['TOTAL', '9.90'], ['CASH', '10.00'], ['CHANGE', '0.10']]));
+    expect(run(headerBlock, trailing).map((c) => c.value)).toEqual(['GOLDEN SCOOP SDN BHD', 'NO. 3, JALAN TIN 43000 KAJANG']);
+  });
+});
+
+describe('vendorSignals', () => {
+  it('names the vendor by its legal form and prominent letterhead, with the line under it as its address', () => {
+    expect(run(vendorSignals, invoice)).toMatchObject([
+      { field: 'vendor_name', value: 'Lieferant GmbH', explanation: "company form 'GmbH' at the top of page 1; most prominent line at the top of page 1 (no vendor label)" },
+      { field: 'vendor_address', value: 'Lieferantenstraße 20 · 80333 München · Deutschland', belongsTo: 'Lieferant GmbH' },
+    ]);
+  });
+
+  it('proposes nothing without a signal', () => {
+    expect(run(vendorSignals, layoutDocument(sheet(['', '', '', '', '', '', '', '', '', '', '', '', '', '', '', '', 'thank you', ['Total', '12.00']])))).toEqual([]);
+  });
+});
+
+describe('unlabelledAmounts', () => {
+  it('proposes every amount with cents that ends a line, weakly, and no date or percentage', () => {
+    const candidates = run(unlabelledAmounts, receipt);
+    expect(candidates.map((c) => c.value)).toEqual(['8.50', '17.00', '1.90', '7.60', '7.71', '15.42', '40.02', '2.40', '-0.02', '42.40', '50.00', '7.60']);
+    expect(candidates.every((c) => c.field === 'amount' && c.explanation === 'amount at the end of a line on page 1')).toBe(true);
+    // Weaker than any label: only the arithmetic around it can make one the total.
+    const weakestLabelled = Math.min(...run(amountRows, receipt).map((c) => c.score));
+    expect(Math.max(...candidates.map((c) => c.score))).toBeLessThan(weakestLabelled);
+    expect(run(unlabelledAmounts, layoutDocument(sheet(['Rabatt 12,50 %', '15.03.2018', 'Artikel 4711'])))).toEqual([]);
+  });
+});
+
+describe('findLineItems', () => {
+  it('reads the receipt’s rows whose figures multiply out, without a header, and sums them to the subtotal', () => {
+    const items = findLineItems(receipt);
+    expect(items.map((i) => [i.cells.description?.value, i.cells.quantity?.value, i.cells.unit_price?.value, i.cells.amount?.value, i.source])).toEqual([
+      ['NOTEBOOK A5', '2', '8.50', '17.00', 'rows'],
+      ['BALLPOINT BLUE', '4', '1.90', '7.60', 'rows'],
+      ['FILE FOLDER', '2', '7.71', '15.42', 'rows'],
+    ]);
+    expect(lineItemSum(items)).toBe(40.02);
+  });
+
+  it('reads the German item table under its header', () => {
+    const items = findLineItems(invoice);
+    expect(items.map((i) => [i.cells.description?.value, i.cells.quantity?.value, i.cells.unit_price?.value, i.cells.amount?.value, i.check])).toEqual([
+      ['Trennblätter A4', '20', '9.90', '198.00', 'fits'],
+      ['Joghurt Banane', '50', '5.50', '275.00', 'fits'],
+    ]);
+    expect(items[0]!.cells.amount!.column).toBe('Betrag');
+    expect(lineItemSum(items)).toBe(473);
+  });
+});

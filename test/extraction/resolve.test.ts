@@ -1,0 +1,289 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { extractFields } from '../../src/extraction/fields.js';
+import { decodeFile } from '../../src/extraction/input.js';
+import { createPipeline, type Pipeline, type PipelineResult } from '../../src/extraction/pipeline.js';
+import type { FoundField } from '../../src/extraction/types.js';
+import { DE_INVOICE, DE_INVOICE_EXPECTED, layoutDocument, layoutPdf, MY_RECEIPT, MY_RECEIPT_EXPECTED, renderPage, sheet, type Layout, type Placed } from '../fixtures/documents.js';
+
+/**
+ * The resolver, through `extractFields`: of every finder's candidates it keeps the values that fit
+ * together, says so in the explanation and lets agreement and disagreement move the confidence.
+ */
+
+type Rows = Parameters<typeof sheet>[0];
+
+function fields(layout: Layout): Map<string, FoundField> {
+  return new Map(extractFields(layoutDocument(layout)).map((f) => [f.field, f]));
+}
+
+const of = (rows: Rows) => fields(sheet(rows));
+
+function values(found: Map<string, FoundField>): Record<string, string> {
+  return Object.fromEntries([...found].map(([name, f]) => [name, f.value]));
+}
+
+/** A till roll 80 mm wide: rows 12 pt apart, a centred line, or a label at the left and an amount at the right margin. */
+function till(rows: (string | [string, string])[]): Layout {
+  return {
+    width: 227,
+    height: 440,
+    texts: rows.flatMap((row, i): Placed[] => {
+      const y = 20 + i * 12;
+      return typeof row === 'string' ? [{ text: row, x: 113.5, y, align: 'center' }] : [{ text: row[0], x: 12, y }, { text: row[1], x: 215, y, align: 'right' }];
+    }),
+  };
+}
+
+describe('whole documents', () => {
+  it('reads the Malaysian receipt', () => {
+    const found = fields(MY_RECEIPT);
+    expect(values(found)).toMatchObject(MY_RECEIPT_EXPECTED);
+    expect(found.get('total_amount')!.confidence).toBeGreaterThanOrEqual(95);
+  });
+
+  it('reads the German invoice', () => {
+    const found = fields(DE_INVOICE);
+    expect(values(found)).toMatchObject({ ...DE_INVOICE_EXPECTED, vendor_address: 'Lieferantenstraße 20, 80333 München' });
+    for (const name of ['subtotal', 'tax_amount', 'total_amount']) expect(found.get(name)!.confidence).toBeGreaterThanOrEqual(95);
+  });
+});
+
+describe('totals that add up', () => {
+  it('takes the total that subtotal + tax confirm over a larger labelled amount', () => {
+    const found = of(['ACME Trading Ltd', 'Invoice No: 1001', '', ['Subtotal', '100.00'], ['VAT 20%', '20.00'], ['Total', '120.00'], ['Balance due', '150.00']]);
+    expect(found.get('total_amount')).toMatchObject({ value: '120.00', explanation: "label 'Total' on page 1, value to the right; equals subtotal 100.00 + tax 20.00" });
+    expect(found.get('subtotal')).toMatchObject({ value: '100.00', explanation: "label 'Subtotal' on page 1, value to the right; with tax 20.00 makes the total 120.00" });
+    expect(found.get('tax_amount')).toMatchObject({ value: '20.00', explanation: "label 'VAT 20%' on page 1, value to the right; with subtotal 100.00 makes the total 120.00" });
+  });
+
+  it('takes the total that subtotal + tax confirm over an earlier labelled amount', () => {
+    const found = of(['ACME Trading Ltd', 'Invoice No: 1001', '', ['Total', '99.00'], ['Subtotal', '100.00'], ['VAT 20%', '20.00'], ['Amount due', '120.00']]);
+    expect(found.get('total_amount')).toMatchObject({ value: '120.00', explanation: "label 'Amount due' on page 1, value to the right; equals subtotal 100.00 + tax 20.00" });
+  });
+
+  it('takes the grand total (Bruttosumme) over the amount due after a prepayment (Zahlbetrag)', () => {
+    const found = fields(DE_INVOICE);
+    expect(found.get('total_amount')).toMatchObject({ value: '529.87', explanation: "label 'Bruttosumme' on page 1, value to the right; equals subtotal 473.00 + tax 56.87" });
+    // Without subtotal and tax to confirm either, the larger labelled total is the grand total.
+    expect(of(['Lieferant GmbH', 'Rechnung Nr. 42', '', ['Bruttosumme', '529,87'], ['Erhaltene Anzahlungen', '-100,00'], ['Zahlbetrag', '429,87']]).get('total_amount')).toMatchObject({ value: '529.87' });
+  });
+
+  it('marks a total down when the subtotal and tax found do not add up to it', () => {
+    const fits = of(['ACME Trading Ltd', '', ['Subtotal', '100.00'], ['VAT 20%', '20.00'], ['Total', '120.00']]);
+    const differs = of(['ACME Trading Ltd', '', ['Subtotal', '100.00'], ['VAT 20%', '20.00'], ['Total', '125.00']]);
+    expect(differs.get('total_amount')).toMatchObject({ value: '125.00', explanation: "label 'Total' on page 1, value to the right; subtotal and tax found do not add up to it" });
+    expect(differs.get('total_amount')!.confidence).toBeLessThan(fits.get('total_amount')!.confidence);
+    expect(differs.get('subtotal')!.explanation).toContain('does not add up with the other amounts');
+    expect(differs.get('subtotal')!.confidence).toBeLessThan(fits.get('subtotal')!.confidence);
+  });
+
+  it('takes the total the line items add up to, and says so', () => {
+    const columns = [50, 330, 430, 545];
+    const row = (y: number, cells: string[]): Placed[] => cells.map((text, i) => ({ text, x: columns[i]!, y, align: i ? 'right' : 'left' }));
+    const found = fields({
+      width: 595,
+      height: 842,
+      texts: [
+        { text: 'Muster GmbH', x: 50, y: 50, size: 16, bold: true },
+        { text: 'Rechnung Nr. 17', x: 50, y: 120 },
+        ...row(200, ['Beschreibung', 'Menge', 'Einzelpreis', 'Betrag']),
+        ...row(216, ['Beratung', '2', '50,00', '100,00']),
+        ...row(232, ['Reisekosten', '1', '19,00', '19,00']),
+        ...row(280, ['Gesamtbetrag', '', '', '119,00']).filter((p) => p.text),
+        ...row(296, ['Zu zahlen', '', '', '140,00']).filter((p) => p.text),
+      ],
+    });
+    expect(found.get('total_amount')).toMatchObject({ value: '119.00', explanation: "label 'Gesamtbetrag' on page 1, value to the right; equals the sum of the line items" });
+    expect(found.get('line_items.1.amount')).toMatchObject({ value: '19.00' });
+  });
+});
+
+describe('receipts', () => {
+  it('takes what was paid: the total after its rounding adjustment, confirmed by cash tendered minus change', () => {
+    const found = fields(till(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['TOTAL', '42.42'], ['ROUNDING ADJ', '-0.02'], ['CASH', '50.00'], ['CHANGE', '7.60']]));
+    expect(found.get('document_type')!.value).toBe('receipt');
+    expect(found.get('total_amount')).toMatchObject({ value: '42.40', explanation: "label 'TOTAL' on page 1, value to the right; 42.42 with the rounding -0.02; equals 50.00 tendered minus 7.60 change" });
+  });
+
+  it('confirms the receipt’s rounded total by subtotal + tax with the rounding, and by cash minus change', () => {
+    const total = fields(MY_RECEIPT).get('total_amount')!;
+    expect(total.value).toBe('42.40');
+    expect(total.explanation).toContain('equals subtotal 40.02 + tax 2.40 with the rounding -0.02');
+    expect(total.explanation).toContain('equals 50.00 tendered minus 7.60 change');
+    expect(total.confidence).toBeGreaterThanOrEqual(95);
+  });
+
+  it('without a total label, takes cash tendered minus change, at a lower confidence than a labelled total', () => {
+    const found = fields(till(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['CASH', '50.00'], ['CHANGE', '7.60'], 'THANK YOU']));
+    const total = found.get('total_amount')!;
+    expect(total.value).toBe('42.40');
+    expect(total.explanation).toContain('50.00 tendered minus 7.60 change');
+    const labelled = fields(till(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['TOTAL', '42.40'], ['CASH', '50.00'], ['CHANGE', '7.60'], 'THANK YOU'])).get('total_amount')!;
+    expect(total.confidence).toBeLessThan(labelled.confidence);
+  });
+
+  it('never takes the cash tendered or the change for the total', () => {
+    const found = fields(till(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['NASI LEMAK', '8.50'], ['TOTAL', '8.50'], ['CASH', '100.00'], ['CHANGE', '91.50']]));
+    expect(found.get('total_amount')!.value).toBe('8.50');
+  });
+
+  it('gives an unconfirmed receipt total a lower confidence than a confirmed one, and says why', () => {
+    const alone = fields(till(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', 'CASHIER: ANN', ['TOTAL', '42.40'], 'THANK YOU'])).get('total_amount')!;
+    const confirmed = fields(till(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', 'CASHIER: ANN', ['TOTAL', '42.40'], ['CASH', '50.00'], ['CHANGE', '7.60'], 'THANK YOU'])).get('total_amount')!;
+    expect(alone.value).toBe('42.40');
+    expect(alone.explanation).toContain('no other amount on the receipt confirms it');
+    expect(confirmed.explanation).toContain('equals 50.00 tendered minus 7.60 change');
+    expect(alone.confidence).toBeLessThan(confirmed.confidence);
+  });
+
+  it('reads "Total Sales (Excluding GST)" as the subtotal and the total including GST as the total', () => {
+    const found = of(['ABC Sdn Bhd', '', '', ['Total Sales (Excluding GST)', '40.00'], ['GST @6%', '2.40'], ['Total Sales (Inclusive GST)', '42.40']]);
+    expect(found.get('subtotal')).toMatchObject({ value: '40.00', explanation: "label 'Total Sales (Excluding GST)' on page 1, value to the right; with tax 2.40 makes the total 42.40" });
+    expect(found.get('total_amount')).toMatchObject({ value: '42.40', explanation: "label 'Total Sales (Inclusive GST)' on page 1, value to the right; equals subtotal 40.00 + tax 2.40" });
+  });
+
+  it('reads any total named as excluding tax as the subtotal', () => {
+    const found = of(['ABC Sdn Bhd', '', '', ['Grand Total (Excluding GST)', '40.00'], ['GST', '2.40'], ['Grand Total', '42.40']]);
+    expect(found.get('subtotal')!.value).toBe('40.00');
+    expect(found.get('total_amount')!.value).toBe('42.40');
+  });
+});
+
+describe('dates', () => {
+  it('rejects a due date before the invoice date', () => {
+    const found = of(['ACME Ltd', 'Invoice date: 10.03.2026', 'Due date: 01.03.2026', '', ['Total', '10.00']]);
+    expect(found.get('invoice_date')!.value).toBe('2026-03-10');
+    expect(found.has('due_date')).toBe(false);
+  });
+
+  it('takes the due date that follows the invoice date over an earlier one', () => {
+    const found = of(['ACME Ltd', 'Invoice date: 10.03.2026', 'Due date: 01.03.2026', 'Payment due: 09.04.2026', '', ['Total', '10.00']]);
+    expect(found.get('due_date')).toMatchObject({ value: '2026-04-09', explanation: "label 'Payment due' on page 1, value to the right" });
+  });
+
+  it('takes the German invoice’s date from after its number and the due date from its payment terms', () => {
+    const found = fields(DE_INVOICE);
+    expect(found.get('invoice_date')!.explanation).toMatch(/^date after the invoice number on page 1 \(label 'Rechnung Nr\.'\)/);
+    expect(found.get('due_date')).toMatchObject({ value: '2018-04-04', explanation: 'date to pay by in the payment terms on page 1' });
+  });
+});
+
+describe('parties', () => {
+  it('never takes the customer’s block for the vendor', () => {
+    const found = fields({
+      width: 595,
+      height: 842,
+      texts: [
+        { text: 'Rechnung', x: 400, y: 20, size: 18, bold: true },
+        { text: 'Käufer:', x: 50, y: 60 },
+        { text: 'Kunden AG Mitte', x: 50, y: 74 },
+        { text: 'Kundenstraße 15', x: 50, y: 88 },
+        { text: 'Rechnung Nr. 42', x: 50, y: 200 },
+        { text: 'Gesamtbetrag', x: 300, y: 400 },
+        { text: '119,00', x: 545, y: 400, align: 'right' },
+        { text: 'Lieferant GmbH · Lieferantenstraße 20 · 80333 München', x: 50, y: 800, size: 8 },
+      ],
+    });
+    expect(found.get('customer_name')!.value).toBe('Kunden AG Mitte');
+    expect(found.get('vendor_name')).toMatchObject({ value: 'Lieferant GmbH' });
+  });
+
+  it('takes the vendor’s address from the vendor’s own block, not the letterhead line or the buyer’s block', () => {
+    const found = fields(DE_INVOICE);
+    expect(found.get('vendor_address')).toMatchObject({ value: 'Lieferantenstraße 20, 80333 München', explanation: "2 lines under the seller's name on page 1" });
+    expect(found.get('vendor_name')!.explanation).toMatch(/^first name under the label 'Verkäufer' on page 1, 1 line that is not a name skipped; also /);
+  });
+});
+
+describe('document_type', () => {
+  it('is the first field: receipt, invoice or credit note', () => {
+    expect(extractFields(layoutDocument(MY_RECEIPT))[0]).toMatchObject({ field: 'document_type', value: 'receipt' });
+    expect(extractFields(layoutDocument(MY_RECEIPT))[0]!.explanation).toMatch(/^read as receipt: \d+ receipt words/);
+    expect(extractFields(layoutDocument(DE_INVOICE))[0]).toMatchObject({ field: 'document_type', value: 'invoice' });
+    expect(of(['ACME GmbH', 'Gutschrift Nr. 88', '', ['Gesamtbetrag', '10,00']]).get('document_type')).toMatchObject({ value: 'credit_note', explanation: 'read as credit note: titled as a credit note' });
+    expect(of(['ACME Ltd', 'Credit Note', '', ['Total', '10.00']]).get('document_type')!.value).toBe('credit_note');
+  });
+
+  it('reads a document with invoice words as an invoice though it mentions cash', () => {
+    const found = of(['ACME Ltd', 'Invoice No: 7', 'Due date: 01.05.2026', 'Payment terms: 30 days', 'IBAN: DE89 3704 0044 0532 0130 00', 'Cash discount 2% within 10 days', '', ['Total', '10.00']]);
+    expect(found.get('document_type')!.value).toBe('invoice');
+  });
+});
+
+describe('label lexicons', () => {
+  // Subtotal, tax and total in each language, the total's label with words around the lexicon phrase.
+  const cases: [lang: string, vendor: string, rows: [string, string][], total: string][] = [
+    ['de', 'Muster GmbH', [['Summe netto', '100,00'], ['zzgl. 19% MwSt.', '19,00'], ['Rechnungsbetrag (brutto) in Euro', '119,00']], '119.00'],
+    ['fr', 'Exemple SARL', [['Total HT', '100,00'], ['TVA 20 %', '20,00'], ['Montant total TTC à payer', '120,00']], '120.00'],
+    ['es', 'Ejemplo S.L.', [['Base imponible', '100,00'], ['IVA 21%', '21,00'], ['Importe total de la factura', '121,00']], '121.00'],
+    ['it', 'Esempio S.r.l.', [['Imponibile', '100,00'], ['IVA 22%', '22,00'], ['Totale complessivo del documento', '122,00']], '122.00'],
+    ['nl', 'Voorbeeld B.V.', [['Subtotaal', '100,00'], ['BTW 21%', '21,00'], ['Totaal te betalen incl. BTW', '121,00']], '121.00'],
+    ['pt', 'Exemplo Lda', [['Total sem IVA', '100,00'], ['IVA 23%', '23,00'], ['Valor total a pagar (EUR)', '123,00']], '123.00'],
+    ['pl', 'Przykład Sp. z o.o.', [['Razem netto', '100,00'], ['Kwota VAT 23%', '23,00'], ['Razem wartość brutto PLN', '123,00']], '123.00'],
+    ['ms', 'KEDAI MAJU SDN BHD', [['JUMLAH KECIL', '40.00'], ['CUKAI 6%', '2.40'], ['JUMLAH BESAR (RM)', '42.40']], '42.40'],
+  ];
+
+  it.each(cases)('%s: subtotal, tax and a total whose label holds more words than the phrase', (_lang, vendor, rows, total) => {
+    const found = of([vendor, '', '', ...rows]);
+    const [subtotal, tax] = rows.map(([, v]) => Number(v.replace(',', '.')).toFixed(2));
+    expect(found.get('subtotal')!.value).toBe(subtotal);
+    expect(found.get('tax_amount')!.value).toBe(tax);
+    expect(found.get('total_amount')).toMatchObject({ value: total });
+    expect(found.get('total_amount')!.explanation).toContain(`equals subtotal ${subtotal} + tax ${tax}`);
+  });
+
+  it('weighs a total under a label that only contains the phrase lower than one under the phrase itself', () => {
+    const exact = of(['Muster GmbH', '', '', ['Gesamtbetrag', '10,00']]).get('total_amount')!;
+    const loose = of(['Muster GmbH', '', '', ['Endbetrag der Rechnung', '10,00']]).get('total_amount')!;
+    expect(loose.value).toBe(exact.value);
+    expect(loose.explanation).toContain("label contains 'endbetrag'");
+    expect(loose.confidence).toBeLessThan(exact.confidence);
+  });
+});
+
+describe('through the pipeline', () => {
+  const config = { maxPages: 5, maxImagePixels: 40_000_000, ocrTimeoutMs: 60_000, ocrWorkers: 1, ocrQueueMax: 4 };
+  let pipeline: Pipeline;
+  let receiptPdf: Buffer;
+  let invoicePdf: Buffer;
+
+  beforeAll(async () => {
+    pipeline = createPipeline(config);
+    [receiptPdf, invoicePdf] = await Promise.all([layoutPdf(MY_RECEIPT), layoutPdf(DE_INVOICE)]);
+  });
+
+  afterAll(() => pipeline.close());
+
+  async function extract(bytes: Buffer, fileName: string): Promise<{ result: PipelineResult; found: Record<string, string> }> {
+    const result = await pipeline.extract(decodeFile({ file: bytes.toString('base64'), file_name: fileName }));
+    return { result, found: Object.fromEntries(result.fields.map((f) => [f.field, f.value])) };
+  }
+
+  const essentials = ({ document_type, vendor_name, invoice_date, total_amount }: Record<string, string>) => ({ document_type, vendor_name, invoice_date, total_amount });
+
+  it('reads the receipt from a text PDF', async () => {
+    const { result, found } = await extract(receiptPdf, 'receipt.pdf');
+    expect(result.ocrPages).toBe(0);
+    expect(result.fields[0]!.field).toBe('document_type');
+    expect(essentials(found)).toEqual(essentials(MY_RECEIPT_EXPECTED));
+    expect(found).toMatchObject({ vendor_address: MY_RECEIPT_EXPECTED.vendor_address, invoice_number: 'CS00012345' });
+  });
+
+  it('reads the German invoice from a text PDF', async () => {
+    const { result, found } = await extract(invoicePdf, 'rechnung.pdf');
+    expect(result.ocrPages).toBe(0);
+    expect(found).toMatchObject(DE_INVOICE_EXPECTED);
+    expect(result.fields.find((f) => f.field === 'total_amount')!.explanation).toContain('equals subtotal 473.00 + tax 56.87');
+  });
+
+  it('reads the receipt scanned at 300 dpi through OCR', async () => {
+    const { result, found } = await extract(await renderPage(receiptPdf, 300), 'receipt.png');
+    expect(result.ocrPages).toBe(1);
+    expect(result.document.pages[0]!.source).toBe('ocr');
+    expect(essentials(found)).toEqual(essentials(MY_RECEIPT_EXPECTED));
+    const total = result.fields.find((f) => f.field === 'total_amount')!;
+    expect(total.explanation).toContain('equals 50.00 tendered minus 7.60 change');
+    expect(total.confidence).toBeGreaterThanOrEqual(70);
+    expect(found.vendor_address).toBe(MY_RECEIPT_EXPECTED.vendor_address);
+  });
+});
