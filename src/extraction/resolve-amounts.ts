@@ -1,5 +1,8 @@
 import type { Candidate } from './finders/types.js';
 
+/** What one independent check (subtotal + tax, cash - change) adds to a total's weight: two outweigh a label. */
+const CONFIRMS = 0.35;
+
 /** Amounts agree when they are the same to the cent (floating point aside). */
 const agree = (a: number, b: number) => Math.abs(a - b) < 0.005;
 const money = (n: number) => n.toFixed(2);
@@ -13,6 +16,8 @@ export interface Chosen {
 
 interface Hypothesis extends Chosen {
   amount: number;
+  /** Made from the cash tendered and the change, which therefore cannot confirm it. */
+  fromPayment?: boolean;
 }
 
 const byScore = (a: { candidate: Candidate; support: number }, b: { candidate: Candidate; support: number }) => b.candidate.score + b.support - (a.candidate.score + a.support);
@@ -60,14 +65,14 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
   // What a till prints last and largest, cash tendered aside, is most often what was paid.
   const paidIn = new Set(tendered.map((t) => t.amount!.toFixed(2)));
   const largestPrinted = Math.max(...unlabelled.filter((a) => !paidIn.has(a.amount!.toFixed(2)) && Math.abs(a.amount!) < 10_000_000).map((a) => a.amount!), -Infinity);
-  // Without a labelled total, what was paid is one: cash tendered less the change given.
-  if (!totals.length) {
-    // Eight digits and more before the point are an OCR misreading, not a till's cash.
-    for (const p of tendered.filter((t) => Math.abs(t.amount!) < 10_000_000)) {
-      const change = changes.find((c) => c.amount! > 0 && c.amount! < p.amount!);
-      const amount = Math.round((p.amount! - (change?.amount ?? 0)) * 100) / 100;
-      hypotheses.push({ candidate: { ...p, field: 'total_amount', value: money(amount), amount, score: 0.35 }, amount, support: 0, notes: [change ? `${p.value} tendered minus ${change.value} change` : `${p.value} paid, no change given`] });
-    }
+  // What was paid is a total too: cash tendered less the change given (with no labelled total, cash alone).
+  // Eight digits and more before the point are an OCR misreading, not a till's cash.
+  for (const p of tendered.filter((t) => Math.abs(t.amount!) < 10_000_000)) {
+    const change = changes.find((c) => c.amount! > 0 && c.amount! < p.amount!);
+    if (!change && totals.length) continue;
+    const amount = Math.round((p.amount! - (change?.amount ?? 0)) * 100) / 100;
+    const candidate = { ...p, field: 'total_amount' as const, value: money(amount), amount, score: change ? 0.3 : 0.35 };
+    hypotheses.push({ candidate, amount, support: 0, notes: [change ? `${p.value} tendered minus ${change.value} change` : `${p.value} paid, no change given`], fromPayment: true });
   }
   // A receipt's "Total" before tax is a subtotal in all but name: "TOTAL 20.00, GST 1.20, NET TOTAL 21.20".
   const bases = [...subtotals, ...totals];
@@ -76,12 +81,12 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
     const sum = bases.flatMap((s) => taxes.flatMap((x) => adjustments.map((r) => [s, x, r] as const))).find(([s, x, r]) => s !== h.candidate && s.amount! > 0 && s.amount! <= h.amount && agree(s.amount! + x.amount! + r, h.amount));
     if (sum) {
       const [s, x, r] = sum;
-      h.support += 0.3;
+      h.support += CONFIRMS;
       h.notes.push(`equals subtotal ${s.value} + tax ${x.value}${r ? ` with the rounding ${r.toFixed(2)}` : ''}`);
     }
     const paid = tendered.flatMap((p) => changes.map((c) => [p, c] as const)).find(([p, c]) => agree(p.amount! - c.amount!, h.amount) && c.amount! > 0);
-    if (paid) {
-      h.support += 0.3;
+    if (paid && !h.fromPayment) {
+      h.support += CONFIRMS;
       h.notes.push(`equals ${paid[0].value} tendered minus ${paid[1].value} change`);
     } else if (tendered.some((p) => agree(p.amount!, h.amount)) && changes.every((c) => agree(c.amount!, 0))) {
       h.support += 0.1;
@@ -105,7 +110,7 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
     if (h.amount <= 0) h.support -= 0.5;
   }
   const total = hypotheses.sort(byScore)[0];
-  if (!total || (total.candidate.field === 'amount' && total.support < 0.3)) {
+  if (!total || (total.candidate.field === 'amount' && total.support < CONFIRMS)) {
     for (const [field, list] of [['subtotal', subtotals], ['tax_amount', taxes]] as const) {
       const best = [...list].sort((a, b) => b.score - a.score)[0];
       if (best) chosen.set(field, { candidate: best, support: 0, notes: [] });
