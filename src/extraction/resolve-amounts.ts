@@ -127,11 +127,12 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
   }
   chosen.set('total_amount', { ...total, candidate: { ...total.candidate, field: 'total_amount' } });
 
-  const fitting = subtotals.flatMap((s) => taxes.map((x) => [s, x] as const)).filter(([s, x]) => agree(s.amount! + x.amount!, total.amount));
+  const fitting = subtotals.flatMap((s) => taxes.flatMap((x) => adjustments.map((r) => [s, x, r] as const))).filter(([s, x, r]) => agree(s.amount! + x.amount! + r, total.amount));
   if (fitting.length) {
-    const [s, x] = fitting.sort((a, b) => b[0].score + b[1].score - (a[0].score + a[1].score))[0]!;
-    chosen.set('subtotal', { candidate: s, support: 0.15, notes: [`with tax ${x.value} makes the total ${total.candidate.value}`] });
-    chosen.set('tax_amount', { candidate: x, support: 0.15, notes: [`with subtotal ${s.value} makes the total ${total.candidate.value}`] });
+    const [s, x, r] = fitting.sort((a, b) => b[0].score + b[1].score - (a[0].score + a[1].score))[0]!;
+    const rounded = r ? ` and the rounding ${r.toFixed(2)}` : '';
+    chosen.set('subtotal', { candidate: s, support: 0.15, notes: [`with tax ${x.value}${rounded} makes the total ${total.candidate.value}`] });
+    chosen.set('tax_amount', { candidate: x, support: 0.15, notes: [`with subtotal ${s.value}${rounded} makes the total ${total.candidate.value}`] });
     return chosen;
   }
   for (const [field, list, other] of [['subtotal', subtotals, taxes], ['tax_amount', taxes, subtotals]] as const) {
