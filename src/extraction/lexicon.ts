@@ -34,6 +34,8 @@ export function foldPhrase(phrase: string): string {
     .replace(/\p{M}/gu, '')
     .toLowerCase()
     .replace(/ß/g, 'ss')
+    // Letters NFD does not take apart: "zapłaty", "Bjørn", "Œuvre".
+    .replace(/[łđøæœ]/g, (c) => ({ ł: 'l', đ: 'd', ø: 'o', æ: 'ae', œ: 'oe' })[c]!)
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();
 }

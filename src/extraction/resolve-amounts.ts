@@ -1,4 +1,4 @@
-import type { Candidate } from './finders/types.js';
+import type { Candidate, DocumentType } from './finders/types.js';
 
 /** What one independent check (subtotal + tax, cash - change) adds to a total's weight: two outweigh a label. */
 const CONFIRMS = 0.35;
@@ -37,7 +37,8 @@ export interface ItemAmounts {
   amounts: number[];
 }
 
-export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], items: ItemAmounts | null, receipt: boolean): Map<string, Chosen> {
+export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], items: ItemAmounts | null, documentType: DocumentType): Map<string, Chosen> {
+  const receipt = documentType === 'receipt';
   const totals = of('total_amount');
   const subtotals = of('subtotal');
   const taxes = of('tax_amount');
@@ -107,7 +108,8 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
       h.notes.push('less than the subtotal');
     }
     if (h.candidate.field === 'amount' && totals.some((t) => agree(t.amount!, h.amount))) h.support -= 1;
-    if (h.amount <= 0) h.support -= 0.5;
+    // Only a credit note owes a negative total.
+    if (h.amount <= 0 && documentType !== 'credit_note') h.support -= 0.5;
   }
   const total = hypotheses.sort(byScore)[0];
   if (!total || (total.candidate.field === 'amount' && total.support < CONFIRMS)) {

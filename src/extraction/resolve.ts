@@ -53,9 +53,11 @@ export function resolve(candidates: Candidate[], ctx: FinderContext, items: Item
   const groups = new Map<string, Candidate[]>();
   for (const c of candidates) groups.set(c.field, [...(groups.get(c.field) ?? []), c]);
   const of = (field: string) => groups.get(field) ?? [];
-  const chosen = resolveAmounts(of, items, ctx.documentType === 'receipt');
+  const chosen = resolveAmounts(of, items, ctx.documentType);
 
-  for (const field of CANONICAL_FIELDS) {
+  // The customer first, so that the vendor can be told apart from it.
+  const order = ['customer_name', ...CANONICAL_FIELDS.filter((f) => f !== 'customer_name')];
+  for (const field of order) {
     if (AMOUNT_FIELDS.has(field) || field === 'currency' || field === 'vendor_address') continue;
     let options = ranked(of(field));
     if (field === 'due_date') {
@@ -105,9 +107,11 @@ function currencyFor(chosen: Map<string, Chosen>, labelled: Candidate[], ctx: Fi
     }
   }
   const counts = new Map<string, number>();
-  for (const line of ctx.text.split(/[\n\f\t]/)) {
-    const code = currencyOf(line);
-    if (code) counts.set(code, (counts.get(code) ?? 0) + 1);
+  for (const line of ctx.text.replace(/\t/g, ' ').split(/[\n\f]/)) {
+    // Only a currency written at an amount: "PEN BLUE" on a receipt is a pen, not Peruvian soles.
+    const code = /\d/.test(line) ? currencyOf(line) : null;
+    const atAmount = code && (!line.includes(code) || new RegExp(`${code}\\s?-?\\d|\\d\\s?${code}`).test(line));
+    if (code && atAmount) counts.set(code, (counts.get(code) ?? 0) + 1);
   }
   const [code, count] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0] ?? [];
   if (!code || !count) return null;

@@ -136,17 +136,16 @@ describe('amountRows', () => {
     const candidates = run(amountRows, receipt);
     expect(candidates.map(({ field, value }) => [field, value])).toEqual([
       ['subtotal', '40.02'],
-      ['total_amount', '40.02'],
       ['tax_amount', '2.40'],
       ['rounding', '-0.02'],
       ['total_amount', '42.40'],
+      ['amount_tendered', '50.00'],
+      ['change_due', '7.60'],
     ]);
     const total = candidates.find((c) => c.field === 'total_amount' && c.value === '42.40')!;
     expect(total).toMatchObject({ explanation: "label 'TOTAL' and the amount on one row on page 1", page: 1, amount: 42.4 });
-    // "TOTAL SALES (EXCLUDING ...": a subtotal first, a total only second.
-    const [subtotal, asTotal] = candidates.filter((c) => c.value === '40.02');
-    expect(subtotal!.explanation).toContain("(label contains 'total sales')");
-    expect(asTotal!.score).toBeLessThan(subtotal!.score);
+    // "TOTAL SALES (EXCLUDING GST)" keeps its GST (not a currency) and is the lexicon's subtotal phrase, never a total.
+    expect(candidates.find((c) => c.value === '40.02')!.explanation).toContain("label 'TOTAL SALES (EXCLUDING GST)'");
   });
 
   it('reads a row OCR kept in one piece, leader dots and currency included', () => {

@@ -1,5 +1,5 @@
 import { matchLabel } from '../labels.js';
-import { parseAmount } from '../normalise.js';
+import { currencyOf, parseAmount } from '../normalise.js';
 import { union } from '../layout.js';
 import type { Word } from '../types.js';
 import { MONEY } from './amounts.js';
@@ -26,7 +26,8 @@ export const amountRows: Finder = (ctx) => {
   for (const { page, lines, text } of ctx.rows) {
     const last = [...text.matchAll(MONEY)].at(-1);
     if (!last || text.slice(last.index! + last[0].length).trim().length > 2) continue;
-    const label = text.slice(0, last.index!).replace(FILLER, '').trim();
+    // "TOTAL (RM) :" loses its currency, "TOTAL GST" keeps its GST.
+    const label = text.slice(0, last.index!).replace(FILLER, (filler) => (/[A-Z]{3}/.test(filler) && !currencyOf(filler) ? filler.replace(/[\s.:：=*_\-–]+$/u, '') : '')).trim();
     if (!/\p{L}{2}/u.test(label)) continue;
     const match = matchLabel(label);
     const amount = parseAmount(last[0]);

@@ -27,7 +27,9 @@ const has = (text: string, list: string[]) => {
 const POSTCODE = /(?<![\d-])\d{4,6}(?![\d-])/;
 /** British and Irish postcodes ("SW1B 3BN") carry letters. */
 const UK_POSTCODE = /\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}\b/;
-const HOUSE_NUMBER = /^[^\p{L}\p{N}]*(?:no\.?\s*[:：]?\s*\d|(?:lot|unit|block|blk)\b|\d{1,5}[A-Za-z]?\s*[,.])/iu;
+const HOUSE_NUMBER = /^[^\p{L}\p{N}]*(?:no\.?\s*[:：]?\s*\d|(?:lot|unit|block|blk)\b|\d{1,5}[A-Za-z]?\s*[,.]\s*\p{L})/iu;
+/** The line that ends an address: a postcode followed by its place ("43300 SERI KEMBANGAN"), not a lot number ("LOT 1851,"). */
+const POSTCODE_PLACE = /(?<![\d-])\d{4,6}\s+\p{L}{3,}/u;
 /** A company or tax registration number alone, often in brackets: "(933109-X)", "JM0325955-V". */
 const REGISTRATION_NUMBER = /^\(?[A-Z]{0,3}\s?\d{4,}[-\s]?[A-Z]?\)?\.?$/;
 const HEADER_ROWS = 14;
@@ -64,7 +66,9 @@ function kindOf(text: string, lines: Line[]): Kind {
   const trimmed = text.trim();
   // A row of column labels ("Order | Factuur datum | Vervaldatum") ends a letterhead like a single label does.
   if (lines.length > 1 && lines.some((l) => isKnownLabel(l.text.replace(/\s*[:：]\s*$/, '')))) return 'end';
-  if (startsWithTitle(trimmed) || parseDate(trimmed) || isKnownLabel(trimmed.replace(/\s*[:：].*$/, '')) || COLUMN_HEADING.test(trimmed.split(/\s+/).slice(0, 3).join(' '))) return 'end';
+  if (startsWithTitle(trimmed) || parseDate(trimmed) || COLUMN_HEADING.test(trimmed.split(/\s+/).slice(0, 3).join(' '))) return 'end';
+  // "GST ID: 0012", "TEL: 07-35": letterheads carry labelled details; they stop an address, not the header.
+  if (isKnownLabel(trimmed.replace(/\s*[:：].*$/, ''))) return 'contact';
   if (REGISTRATION_NUMBER.test(trimmed.replace(/\s+/g, ' ')) || has(trimmed, REGISTRATION)) return 'registration';
   const street = isStreetLine(trimmed);
   // An address line may hold a colon ("NO: 1-1&2 GROUND FLOOR"); a phone, mail or web address it does not.
@@ -87,7 +91,8 @@ function headerRows(lines: Line[]): Row[] {
       last.text += ` ${line.text}`;
       continue;
     }
-    if (rows.length && rows.at(-1)!.kind === 'end') break;
+    // A row is whole once the next one starts: the header ends at the first date, title or label.
+    if (last && kindOf(last.text, last.lines) === 'end') break;
     if (rows.length >= HEADER_ROWS || line.bbox.y > 0.5) break;
     rows.push({ text: line.text, lines: [line], kind: 'other', business: false });
   }
@@ -113,7 +118,8 @@ export const headerBlock: Finder = (ctx) => {
   let start = above.findIndex((r) => r.business);
   let how = 'company line';
   if (start < 0) {
-    start = above.map((r) => r.kind).lastIndexOf('name');
+    const kinds = above.map((r) => r.kind);
+    start = firstAddress >= 0 ? kinds.lastIndexOf('name') : kinds.indexOf('name');
     how = firstAddress >= 0 ? 'name line above the address' : 'first name line';
   }
   if (start < 0) return [];
@@ -149,7 +155,7 @@ export const headerBlock: Finder = (ctx) => {
       if (afterPostcode >= 0 && (afterPostcode >= AFTER_POSTCODE || /\d/.test(row.text) || row.text.trim().split(/\s+/).length > 3)) break;
       block.push(row);
       if (afterPostcode >= 0) afterPostcode += 1;
-      else if (POSTCODE.test(row.text) && row.kind === 'address') afterPostcode = 0;
+      else if ((POSTCODE_PLACE.test(row.text) || UK_POSTCODE.test(row.text)) && row.kind === 'address') afterPostcode = 0;
     }
     const addressLines = block.flatMap((r) => r.lines);
     out.push({
