@@ -13,7 +13,7 @@ import { numberAfterTitle, numberBesideTitle } from '../../src/extraction/finder
 import type { Candidate, Finder } from '../../src/extraction/finders/types.js';
 import { vendorSignals } from '../../src/extraction/finders/vendor-signals.js';
 import type { DocumentText, PageText } from '../../src/extraction/types.js';
-import { DE_INVOICE, layoutDocument, MY_RECEIPT, sheet, type Layout, type Placed } from '../fixtures/documents.js';
+import { DE_INVOICE, layoutDocument, MY_RECEIPT, sheet, tillRoll } from '../fixtures/documents.js';
 
 /**
  * Each finder called on its own, on documents built here from words with boxes: the Malaysian
@@ -35,18 +35,6 @@ function found(finder: Finder, doc: DocumentText): { field: string; value: strin
 
 function only(candidates: Candidate[], field: string): Candidate[] {
   return candidates.filter((c) => c.field === field);
-}
-
-/** A till roll 80 mm wide: rows 12 pt apart, a centred line, or a label at the left and an amount at the right margin. */
-function till(rows: (string | [string, string])[]): Layout {
-  return {
-    width: 227,
-    height: 440,
-    texts: rows.flatMap((row, i): Placed[] => {
-      const y = 20 + i * 12;
-      return typeof row === 'string' ? [{ text: row, x: 113.5, y, align: 'center' }] : [{ text: row[0], x: 12, y }, { text: row[1], x: 215, y, align: 'right' }];
-    }),
-  };
 }
 
 const page = (doc: DocumentText): PageText => doc.pages[0]!;
@@ -149,14 +137,14 @@ describe('amountRows', () => {
   });
 
   it('reads a row OCR kept in one piece, leader dots and currency included', () => {
-    expect(found(amountRows, layoutDocument(till(['TOTAL AMT........ RM 60.31', 'CASH RM 100.00'])))).toEqual([
+    expect(found(amountRows, layoutDocument(tillRoll(['TOTAL AMT........ RM 60.31', 'CASH RM 100.00'])))).toEqual([
       { field: 'total_amount', value: '60.31', explanation: "label 'TOTAL AMT' and the amount on one row on page 1" },
       { field: 'amount_tendered', value: '100.00', explanation: "label 'CASH' and the amount on one row on page 1" },
     ]);
   });
 
   it('leaves rows whose text is no label (items, dates) alone', () => {
-    expect(found(amountRows, layoutDocument(till([['NOTEBOOK A5', '17.00'], ['15/03/2018', '14:25'], ['2 x 8.50', '17.00']])))).toEqual([]);
+    expect(found(amountRows, layoutDocument(tillRoll([['NOTEBOOK A5', '17.00'], ['15/03/2018', '14:25'], ['2 x 8.50', '17.00']])))).toEqual([]);
   });
 });
 
@@ -214,7 +202,7 @@ describe('unlabelledDates', () => {
     expect(candidates.map(({ field, value, explanation }) => ({ field, value, explanation }))).toEqual([
       { field: 'invoice_date', value: '2018-03-15', explanation: 'first date on page 1, printed with a time of day (no date label)' },
     ]);
-    const [untimed] = run(unlabelledDates, layoutDocument(till(['KEDAI MAJU', '15/03/2018'])));
+    const [untimed] = run(unlabelledDates, layoutDocument(tillRoll(['KEDAI MAJU', '15/03/2018'])));
     expect(untimed).toMatchObject({ value: '2018-03-15', explanation: 'first date on page 1 (no date label)' });
     expect(candidates[0]!.score).toBeGreaterThan(untimed!.score);
   });
@@ -229,11 +217,11 @@ describe('unlabelledDates', () => {
   });
 
   it('reads a date whose first separator OCR dropped only on an OCR page, and as doubtful', () => {
-    const layout = till(['KEDAI MAJU', '1503/2018 14:25']);
+    const layout = tillRoll(['KEDAI MAJU', '1503/2018 14:25']);
     expect(run(unlabelledDates, layoutDocument(layout))).toEqual([]);
     const [date] = run(unlabelledDates, layoutDocument(layout, 'ocr'));
     expect(date).toMatchObject({ field: 'invoice_date', value: '2018-03-15', explanation: 'first date on page 1, printed with a time of day (no date label)' });
-    const [whole] = run(unlabelledDates, layoutDocument(till(['KEDAI MAJU', '15/03/2018 14:25']), 'ocr'));
+    const [whole] = run(unlabelledDates, layoutDocument(tillRoll(['KEDAI MAJU', '15/03/2018 14:25']), 'ocr'));
     expect(whole!.value).toBe('2018-03-15');
     expect(date!.score).toBeLessThan(whole!.score);
   });
@@ -297,9 +285,9 @@ describe('headerBlock', () => {
   });
 
   it('joins a name to the legal form on the line under it, and strips a registration number after the name', () => {
-    const split = layoutDocument(till(['PASARAYA BORONG PINTAR', 'SDN BHD', '(933109-X)', 'LOT 18-A, JALAN KPB 6,', '43300 SERI KEMBANGAN', 'TEL: 03-8941 1234', ['TOTAL', '9.90'], ['CASH', '10.00'], ['CHANGE', '0.10']]));
+    const split = layoutDocument(tillRoll(['PASARAYA BORONG PINTAR', 'SDN BHD', '(933109-X)', 'LOT 18-A, JALAN KPB 6,', '43300 SERI KEMBANGAN', 'TEL: 03-8941 1234', ['TOTAL', '9.90'], ['CASH', '10.00'], ['CHANGE', '0.10']]));
     expect(run(headerBlock, split).map((c) => c.value)).toEqual(['PASARAYA BORONG PINTAR SDN BHD', 'LOT 18-A, JALAN KPB 6, 43300 SERI KEMBANGAN']);
-    const trailing = layoutDocument(till(['GOLDEN SCOOP SDN BHD (169609-A)', 'NO. 3, JALAN TIN', '43000 KAJANG', ['TOTAL', '9.90'], ['CASH', '10.00'], ['CHANGE', '0.10']]));
+    const trailing = layoutDocument(tillRoll(['GOLDEN SCOOP SDN BHD (169609-A)', 'NO. 3, JALAN TIN', '43000 KAJANG', ['TOTAL', '9.90'], ['CASH', '10.00'], ['CHANGE', '0.10']]));
     expect(run(headerBlock, trailing).map((c) => c.value)).toEqual(['GOLDEN SCOOP SDN BHD', 'NO. 3, JALAN TIN 43000 KAJANG']);
   });
 });

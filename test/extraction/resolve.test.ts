@@ -3,7 +3,7 @@ import { extractFields } from '../../src/extraction/fields.js';
 import { decodeFile } from '../../src/extraction/input.js';
 import { createPipeline, type Pipeline, type PipelineResult } from '../../src/extraction/pipeline.js';
 import type { FoundField } from '../../src/extraction/types.js';
-import { DE_INVOICE, DE_INVOICE_EXPECTED, layoutDocument, layoutPdf, MY_RECEIPT, MY_RECEIPT_EXPECTED, renderPage, sheet, type Layout, type Placed } from '../fixtures/documents.js';
+import { DE_INVOICE, DE_INVOICE_EXPECTED, layoutDocument, layoutPdf, MY_RECEIPT, MY_RECEIPT_EXPECTED, renderPage, sheet, tillRoll, type Layout, type Placed } from '../fixtures/documents.js';
 
 /**
  * The resolver, through `extractFields`: of every finder's candidates it keeps the values that fit
@@ -20,18 +20,6 @@ const of = (rows: Rows) => fields(sheet(rows));
 
 function values(found: Map<string, FoundField>): Record<string, string> {
   return Object.fromEntries([...found].map(([name, f]) => [name, f.value]));
-}
-
-/** A till roll 80 mm wide: rows 12 pt apart, a centred line, or a label at the left and an amount at the right margin. */
-function till(rows: (string | [string, string])[]): Layout {
-  return {
-    width: 227,
-    height: 440,
-    texts: rows.flatMap((row, i): Placed[] => {
-      const y = 20 + i * 12;
-      return typeof row === 'string' ? [{ text: row, x: 113.5, y, align: 'center' }] : [{ text: row[0], x: 12, y }, { text: row[1], x: 215, y, align: 'right' }];
-    }),
-  };
 }
 
 describe('whole documents', () => {
@@ -100,7 +88,7 @@ describe('totals that add up', () => {
 
 describe('receipts', () => {
   it('takes what was paid: the total after its rounding adjustment, confirmed by cash tendered minus change', () => {
-    const found = fields(till(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['TOTAL', '42.42'], ['ROUNDING ADJ', '-0.02'], ['CASH', '50.00'], ['CHANGE', '7.60']]));
+    const found = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['TOTAL', '42.42'], ['ROUNDING ADJ', '-0.02'], ['CASH', '50.00'], ['CHANGE', '7.60']]));
     expect(found.get('document_type')!.value).toBe('receipt');
     expect(found.get('total_amount')).toMatchObject({ value: '42.40', explanation: "label 'TOTAL' on page 1, value to the right; 42.42 with the rounding -0.02; equals 50.00 tendered minus 7.60 change" });
   });
@@ -114,22 +102,22 @@ describe('receipts', () => {
   });
 
   it('without a total label, takes cash tendered minus change, at a lower confidence than a labelled total', () => {
-    const found = fields(till(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['CASH', '50.00'], ['CHANGE', '7.60'], 'THANK YOU']));
+    const found = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['CASH', '50.00'], ['CHANGE', '7.60'], 'THANK YOU']));
     const total = found.get('total_amount')!;
     expect(total.value).toBe('42.40');
     expect(total.explanation).toContain('50.00 tendered minus 7.60 change');
-    const labelled = fields(till(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['TOTAL', '42.40'], ['CASH', '50.00'], ['CHANGE', '7.60'], 'THANK YOU'])).get('total_amount')!;
+    const labelled = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['TOTAL', '42.40'], ['CASH', '50.00'], ['CHANGE', '7.60'], 'THANK YOU'])).get('total_amount')!;
     expect(total.confidence).toBeLessThan(labelled.confidence);
   });
 
   it('never takes the cash tendered or the change for the total', () => {
-    const found = fields(till(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['NASI LEMAK', '8.50'], ['TOTAL', '8.50'], ['CASH', '100.00'], ['CHANGE', '91.50']]));
+    const found = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['NASI LEMAK', '8.50'], ['TOTAL', '8.50'], ['CASH', '100.00'], ['CHANGE', '91.50']]));
     expect(found.get('total_amount')!.value).toBe('8.50');
   });
 
   it('gives an unconfirmed receipt total a lower confidence than a confirmed one, and says why', () => {
-    const alone = fields(till(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', 'CASHIER: ANN', ['TOTAL', '42.40'], 'THANK YOU'])).get('total_amount')!;
-    const confirmed = fields(till(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', 'CASHIER: ANN', ['TOTAL', '42.40'], ['CASH', '50.00'], ['CHANGE', '7.60'], 'THANK YOU'])).get('total_amount')!;
+    const alone = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', 'CASHIER: ANN', ['TOTAL', '42.40'], 'THANK YOU'])).get('total_amount')!;
+    const confirmed = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', 'CASHIER: ANN', ['TOTAL', '42.40'], ['CASH', '50.00'], ['CHANGE', '7.60'], 'THANK YOU'])).get('total_amount')!;
     expect(alone.value).toBe('42.40');
     expect(alone.explanation).toContain('no other amount on the receipt confirms it');
     expect(confirmed.explanation).toContain('equals 50.00 tendered minus 7.60 change');

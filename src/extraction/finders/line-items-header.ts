@@ -210,7 +210,8 @@ function headerCells(lines: Line[]): HeaderCell[] | null {
   return cells;
 }
 
-function span(words: Word[]): { x0: number; x1: number } {
+/** The left and right edges of some words. */
+export function span(words: Word[]): { x0: number; x1: number } {
   let x0 = Infinity;
   let x1 = -Infinity;
   for (const w of words) {

@@ -2,7 +2,7 @@ import { union } from '../layout.js';
 import { median } from '../median.js';
 import { currencyOf, parseAmount } from '../normalise.js';
 import type { Box, DocumentText, FoundField, Line, PageText, Word } from '../types.js';
-import { endLabel, findHeader, mentionsEnd, NUMERIC_KINDS, type Column, type ColumnKind } from './line-items-header.js';
+import { endLabel, findHeader, mentionsEnd, NUMERIC_KINDS, span, type Column, type ColumnKind } from './line-items-header.js';
 
 /**
  * Generic line items: item tables found by their header row (description / quantity / unit price /
@@ -183,16 +183,6 @@ function zoneAt(table: Table, x: number): number {
   return i;
 }
 
-function extent(words: Word[]): { x0: number; x1: number } {
-  let x0 = Infinity;
-  let x1 = -Infinity;
-  for (const w of words) {
-    x0 = Math.min(x0, w.bbox.x);
-    x1 = Math.max(x1, w.bbox.x + w.bbox.width);
-  }
-  return { x0, x1 };
-}
-
 /** How badly a number sits under a column: the closest of its edges and centre to the header's, more when outside the column's zone. */
 function numberCost(table: Table, { x0, x1 }: { x0: number; x1: number }, col: number): number {
   const c = table.columns[col]!;
@@ -207,7 +197,7 @@ function placeNumbers(table: Table, cells: Cell[]): void {
   const m = table.columns.length;
   if (!n) return;
   const SKIP = 0.6;
-  const spans = cells.map((c) => extent(c.words));
+  const spans = cells.map((c) => span(c.words));
   // best[i][j]: cost of placing the first i numbers in the first j columns.
   const best: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(Infinity));
   const choice: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
@@ -290,7 +280,7 @@ function cellsOf(table: Table, row: Row): Cell[] {
         pending = [];
         return;
       }
-      if (current && (!current.numeric || !(TEXT_KINDS.has(table.columns[zone]!.kind) && zone !== zoneAt(table, extent(current.words).x0)))) {
+      if (current && (!current.numeric || !(TEXT_KINDS.has(table.columns[zone]!.kind) && zone !== zoneAt(table, span(current.words).x0)))) {
         current.words.push(...pending, word);
       } else {
         current = { words: [...pending, word], numeric: false, col: textZone(word) };
@@ -369,7 +359,7 @@ function readRow(table: Table, row: Row): RowRead {
   else if (priced) role = 'numbers';
   else if (!numbersOutside && (hasDescription || byKind.has('code'))) role = 'text';
   else role = 'other';
-  const descX0 = description ? extent(description.words).x0 : Infinity;
+  const descX0 = description ? span(description.words).x0 : Infinity;
   return { row, role, byKind, descX0, strong };
 }
 
