@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { findLineItems, lineItemFields, lineItemSum, type LineItem } from '../../src/extraction/finders/line-items.js';
 import { wordsToLines } from '../../src/extraction/layout.js';
 import { createPipeline, type Pipeline } from '../../src/extraction/pipeline.js';
@@ -43,7 +44,7 @@ function rows(items: LineItem[]): Record<string, string>[] {
 }
 
 describe('generated invoices', () => {
-  const config = { maxPages: 5, maxImagePixels: 40_000_000, ocrTimeoutMs: 60_000, ocrWorkers: 1, ocrQueueMax: 4 };
+  const config = { ...loadConfig({}), maxPages: 5, maxImagePixels: 40_000_000, ocrTimeoutMs: 60_000, ocrWorkers: 1, ocrQueueMax: 4 };
   let pipeline: Pipeline;
   const german: Invoice = {
     ...EU_INVOICE,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { extractFields } from '../../src/extraction/fields.js';
 import { decodeFile } from '../../src/extraction/input.js';
 import { createPipeline, type Pipeline, type PipelineResult } from '../../src/extraction/pipeline.js';
@@ -230,7 +231,7 @@ describe('label lexicons', () => {
 });
 
 describe('through the pipeline', () => {
-  const config = { maxPages: 5, maxImagePixels: 40_000_000, ocrTimeoutMs: 60_000, ocrWorkers: 1, ocrQueueMax: 4 };
+  const config = { ...loadConfig({}), maxPages: 5, maxImagePixels: 40_000_000, ocrTimeoutMs: 60_000, ocrWorkers: 1, ocrQueueMax: 4 };
   let pipeline: Pipeline;
   let receiptPdf: Buffer;
   let invoicePdf: Buffer;
