@@ -360,9 +360,17 @@ export interface components {
              * @description Documented addition. Why a `failed` extraction failed, null otherwise:
              *     `unreadable_document` (corrupt or truncated), `encrypted_document`,
              *     `too_many_pages`, `image_too_large`, `no_text_found`, `ocr_failed`,
-             *     `timeout`, `interrupted`; or, when the request itself was answered
-             *     with an error after the record was created, that error's code
-             *     (`service_unavailable` when the OCR queue was full, `internal_error`).
+             *     `timeout`, `interrupted`, `document_too_complex` (reading the PDF
+             *     would pass one of the server's resource limits: its streams decode
+             *     to more than the decoded-data budget, an embedded image has more
+             *     pixels than allowed, or reading it takes more time or memory than a
+             *     document may; the message says which), `template_timeout` (a
+             *     pattern of the template applied or tried took longer than the
+             *     server allows on this document; the message names the template
+             *     and its rule); or, when the request itself was answered with an
+             *     error after the record was created, that error's code
+             *     (`service_unavailable` when the OCR or PDF queue was full,
+             *     `internal_error`).
              * @example null
              */
             error_code?: string | null;
