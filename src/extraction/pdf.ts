@@ -97,6 +97,8 @@ export async function openPdf(bytes: Buffer, limits: PdfLimits): Promise<PdfDocu
     useSystemFonts: false,
     stopAtErrors: false,
     verbosity: 0,
+    // Images over the pixel limit are left out of a render rather than decoded.
+    maxImageSize: limits.maxImagePixels,
     ...pdfjsAssets,
   });
   let doc: PdfJsDocument;

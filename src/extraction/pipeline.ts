@@ -5,7 +5,8 @@ import { extractFields } from './fields.js';
 import { prepareImage } from './image.js';
 import { wordsToLines } from './layout.js';
 import { createOcrPool } from './ocr-pool.js';
-import { openPdf, wordsInOrder } from './pdf.js';
+import { wordsInOrder } from './pdf.js';
+import { createPdfReader, type PdfReaderConfig } from './pdf-reader.js';
 import type { ContentType, DocumentText, FoundField, PageText, Word } from './types.js';
 
 export interface PipelineResult {
@@ -33,14 +34,14 @@ export interface PipelineOptions {
 
 export interface Pipeline {
   extract(input: { bytes: Buffer; contentType: ContentType }): Promise<PipelineResult>;
-  /** True once OCR can take work. */
+  /** True once OCR and PDF reading can take work. */
   ready(): boolean;
   /** OCR jobs waiting for a worker. */
   queueDepth(): number;
   close(): Promise<void>;
 }
 
-export type PipelineConfig = Pick<Config, 'maxPages' | 'maxImagePixels' | 'ocrTimeoutMs' | 'ocrWorkers' | 'ocrQueueMax'>;
+export type PipelineConfig = Pick<Config, 'maxPages' | 'maxImagePixels' | 'ocrTimeoutMs' | 'ocrWorkers' | 'ocrQueueMax'> & PdfReaderConfig;
 
 /** Failures from one page carry the page number and how many pages were done before it. */
 function onPage(pageNumber: number, err: unknown): unknown {
@@ -50,14 +51,15 @@ function onPage(pageNumber: number, err: unknown): unknown {
 
 /**
  * The extraction pipeline: document bytes -> page text (text layer or OCR) -> lines -> fields.
- * The OCR workers start here, once, and serve every extraction.
+ * The OCR and PDF workers start here, once, and serve every extraction.
  */
 export function createPipeline(config: PipelineConfig, options: PipelineOptions = {}): Pipeline {
   const pool = createOcrPool({ workers: config.ocrWorkers, queueMax: config.ocrQueueMax, timeoutMs: config.ocrTimeoutMs, logger: options.logger });
-  const limits = { maxPages: config.maxPages, maxImagePixels: config.maxImagePixels };
+  const pdfReader = createPdfReader(config, options.logger);
+  const limits = { maxImagePixels: config.maxImagePixels };
 
   async function readPdf(bytes: Buffer): Promise<PageText[]> {
-    const pdf = await openPdf(bytes, limits);
+    const pdf = await pdfReader.open(bytes);
     const words = wordsInOrder(pdf);
     const pages: PageText[] = [];
     let ocrPages = 0;
@@ -108,8 +110,10 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
       });
       return { pages: pages.length, document, fields, confidence, ocrPages };
     },
-    ready: () => pool.ready(),
+    ready: () => pool.ready() && pdfReader.ready(),
     queueDepth: () => pool.queueDepth(),
-    close: () => pool.close(),
+    async close() {
+      await Promise.all([pool.close(), pdfReader.close()]);
+    },
   };
 }

@@ -1,0 +1,46 @@
+import { serve, Transfer } from '../workers/serve.js';
+import { openPdf, type PdfDocument, type PdfLimits } from './pdf.js';
+import { checkStreams, type StreamLimits } from './pdf-streams.js';
+import type { GrayImage } from './types.js';
+
+/** What the main thread sends to open a document in this worker. */
+export interface OpenRequest {
+  bytes: Uint8Array;
+  limits: PdfLimits & StreamLimits;
+}
+
+/** The document this worker holds open: one at a time, for the job that opened it. */
+let doc: PdfDocument | null = null;
+
+function current(): PdfDocument {
+  if (!doc) throw new Error('no document is open');
+  return doc;
+}
+
+/** A buffer of its own, so that it can be moved to the main thread without taking a shared pool with it. */
+function own(bytes: Buffer): Buffer {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;
+  return Buffer.from(bytes);
+}
+
+/** A PDF worker: the stream pre-check, then pdf.js, off the main thread. */
+serve({
+  async open({ bytes, limits }: OpenRequest) {
+    await doc?.close();
+    doc = null;
+    const file = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    await checkStreams(file, limits);
+    doc = await openPdf(file, limits);
+    return doc.pageCount;
+  },
+  words: (pageNumber: number) => current().words(pageNumber),
+  async render(pageNumber: number) {
+    const image = await current().render(pageNumber);
+    const pgm = own(image.pgm);
+    return new Transfer<GrayImage>({ ...image, pgm }, [pgm.buffer as ArrayBuffer]);
+  },
+  async close() {
+    await doc?.close();
+    doc = null;
+  },
+});
