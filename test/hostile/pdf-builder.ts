@@ -195,3 +195,16 @@ export function objectStreamBombPdf(size = GIB): Buffer {
   out += `5 0 obj\n${stream('/Type /XRef /Size 6 /W [1 4 2] /Root 1 0 R', rows)}\nendobj\nstartxref\n${xrefAt}\n%%EOF\n`;
   return Buffer.from(out, 'latin1');
 }
+
+/** One page with a line of Helvetica text for each of `lines` (characters of WinAnsi only). */
+export function textPdf(lines: string[]): Buffer {
+  const escaped = lines.map((line, i) => `BT /F1 10 Tf 40 ${760 - i * 14} Td (${line.replace(/[()\\]/g, (c) => `\\${c}`)}) Tj ET`);
+  const content = escaped.join('\n');
+  return rawPdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>',
+    `<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ]);
+}
