@@ -1,12 +1,11 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { DocumentError } from '../errors.js';
-import { extractFields } from './fields.js';
 import { prepareImage } from './image.js';
 import { wordsToLines } from './layout.js';
 import { createOcrPool } from './ocr-pool.js';
-import { wordsInOrder } from './pdf.js';
-import { createPdfReader, type PdfReaderConfig } from './pdf-reader.js';
+import { createDocumentPool, type DocumentPoolConfig } from './document-pool.js';
+import { readAhead } from './read-ahead.js';
 import type { ContentType, DocumentText, FoundField, PageText, Word } from './types.js';
 
 export interface PipelineResult {
@@ -34,14 +33,14 @@ export interface PipelineOptions {
 
 export interface Pipeline {
   extract(input: { bytes: Buffer; contentType: ContentType }): Promise<PipelineResult>;
-  /** True once OCR and PDF reading can take work. */
+  /** True once OCR and the document workers can take work. */
   ready(): boolean;
   /** OCR jobs waiting for a worker. */
   queueDepth(): number;
   close(): Promise<void>;
 }
 
-export type PipelineConfig = Pick<Config, 'maxPages' | 'maxImagePixels' | 'ocrTimeoutMs' | 'ocrWorkers' | 'ocrQueueMax'> & PdfReaderConfig;
+export type PipelineConfig = Pick<Config, 'maxPages' | 'maxImagePixels' | 'ocrTimeoutMs' | 'ocrWorkers' | 'ocrQueueMax'> & DocumentPoolConfig;
 
 /** Failures from one page carry the page number and how many pages were done before it. */
 function onPage(pageNumber: number, err: unknown): unknown {
@@ -51,24 +50,25 @@ function onPage(pageNumber: number, err: unknown): unknown {
 
 /**
  * The extraction pipeline: document bytes -> page text (text layer or OCR) -> lines -> fields.
- * The OCR and PDF workers start here, once, and serve every extraction.
+ * The OCR and document workers start here, once, and serve every extraction; this thread only
+ * coordinates them, besides laying out the words OCR read.
  */
 export function createPipeline(config: PipelineConfig, options: PipelineOptions = {}): Pipeline {
   const pool = createOcrPool({ workers: config.ocrWorkers, queueMax: config.ocrQueueMax, timeoutMs: config.ocrTimeoutMs, logger: options.logger });
-  const pdfReader = createPdfReader(config, options.logger);
+  const documents = createDocumentPool(config, options.logger);
   const limits = { maxImagePixels: config.maxImagePixels };
 
   async function readPdf(bytes: Buffer): Promise<PageText[]> {
-    const pdf = await pdfReader.open(bytes);
-    const words = wordsInOrder(pdf);
+    const pdf = await documents.openPdf(bytes);
+    const textLayer = readAhead(pdf.pageCount, (n) => pdf.lines(n));
     const pages: PageText[] = [];
     let ocrPages = 0;
     try {
       for (let n = 1; n <= pdf.pageCount; n += 1) {
         try {
-          const textLayer = await words(n);
-          if (textLayer) {
-            pages.push({ number: n, source: 'text_layer', lines: wordsToLines(textLayer) });
+          const lines = await textLayer(n);
+          if (lines) {
+            pages.push({ number: n, source: 'text_layer', lines });
             continue;
           }
           const image = await pdf.render(n);
@@ -99,7 +99,7 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
         throw new DocumentError('no_text_found', 'No text was found in the document, neither in a text layer nor by OCR.', pages.length);
       }
       const document: DocumentText = { pages };
-      const fields = extractFields(document);
+      const fields = await documents.fields(document);
       const ocrPages = pages.filter((p) => p.source === 'ocr').length;
       const confidence = fields.length ? Math.round(fields.reduce((sum, f) => sum + f.confidence, 0) / fields.length) : 0;
       options.onExtraction?.({
@@ -110,10 +110,10 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
       });
       return { pages: pages.length, document, fields, confidence, ocrPages };
     },
-    ready: () => pool.ready() && pdfReader.ready(),
+    ready: () => pool.ready() && documents.ready(),
     queueDepth: () => pool.queueDepth(),
     async close() {
-      await Promise.all([pool.close(), pdfReader.close()]);
+      await Promise.all([pool.close(), documents.close()]);
     },
   };
 }

@@ -196,15 +196,29 @@ export function objectStreamBombPdf(size = GIB): Buffer {
   return Buffer.from(out, 'latin1');
 }
 
-/** One page with a line of Helvetica text for each of `lines` (characters of WinAnsi only). */
-export function textPdf(lines: string[]): Buffer {
-  const escaped = lines.map((line, i) => `BT /F1 10 Tf 40 ${760 - i * 14} Td (${line.replace(/[()\\]/g, (c) => `\\${c}`)}) Tj ET`);
-  const content = escaped.join('\n');
+/** Courier's advance at 10 pt: every character is this wide, so a character's column is its position. */
+const COURIER_10 = 6;
+
+/**
+ * One page of Courier text on which every character of `rows` stands at its column, runs of spaces
+ * included: each word is placed where it falls in its row, so that the text read back (rendered
+ * by columns, as templates see it) has the same gaps. The page is as wide as the longest row.
+ */
+export function monospacePdf(rows: string[]): Buffer {
+  const ops: string[] = [];
+  rows.forEach((row, i) => {
+    for (const word of row.matchAll(/\S+/g)) {
+      ops.push(`BT /F1 10 Tf ${40 + word.index * COURIER_10} ${40 + (rows.length - i) * 14} Td (${word[0].replace(/[()\\]/g, (c) => `\\${c}`)}) Tj ET`);
+    }
+  });
+  const content = ops.join('\n');
+  const width = 80 + Math.max(...rows.map((r) => r.length)) * COURIER_10;
+  const height = Math.max(792, 80 + rows.length * 14);
   return rawPdf([
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>',
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${width} ${height}] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>`,
     `<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`,
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>',
   ]);
 }

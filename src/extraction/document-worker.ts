@@ -1,15 +1,17 @@
 import { serve, Transfer } from '../workers/serve.js';
+import { extractFields } from './fields.js';
+import { wordsToLines } from './layout.js';
 import { openPdf, type PdfDocument, type PdfLimits } from './pdf.js';
 import { checkStreams, type StreamLimits } from './pdf-streams.js';
-import type { GrayImage } from './types.js';
+import type { DocumentText, GrayImage } from './types.js';
 
-/** What the main thread sends to open a document in this worker. */
+/** What the main thread sends to open a PDF in this worker. */
 export interface OpenRequest {
   bytes: Uint8Array;
   limits: PdfLimits & StreamLimits;
 }
 
-/** The document this worker holds open: one at a time, for the job that opened it. */
+/** The PDF this worker holds open: one at a time, for the job that opened it. */
 let doc: PdfDocument | null = null;
 
 function current(): PdfDocument {
@@ -23,7 +25,10 @@ function own(bytes: Buffer): Buffer {
   return Buffer.from(bytes);
 }
 
-/** A PDF worker: the stream pre-check, then pdf.js, off the main thread. */
+/**
+ * A document worker: everything whose cost the document decides runs here, off the event loop:
+ * the stream pre-check, pdf.js, laying a text layer out in lines, and finding the fields.
+ */
 serve({
   async open({ bytes, limits }: OpenRequest) {
     await doc?.close();
@@ -33,7 +38,10 @@ serve({
     doc = await openPdf(file, limits);
     return doc.pageCount;
   },
-  words: (pageNumber: number) => current().words(pageNumber),
+  async lines(pageNumber: number) {
+    const words = await current().words(pageNumber);
+    return words && wordsToLines(words);
+  },
   async render(pageNumber: number) {
     const image = await current().render(pageNumber);
     const pgm = own(image.pgm);
@@ -43,4 +51,5 @@ serve({
     await doc?.close();
     doc = null;
   },
+  fields: (document: DocumentText) => extractFields(document),
 });
