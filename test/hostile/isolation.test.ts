@@ -205,6 +205,15 @@ describe('one tenant cannot stop or starve the service', () => {
     expectNobodyElseHurt('four bombs at once', attack);
   });
 
+  it('finds fields off the request loop in a text that costs the generic finders seconds', async () => {
+    // One 30,000-character "word" of a. pairs: the e-mail and web-address patterns try every start.
+    const pdf = monospacePdf(['Invoice marker row for the check', 'a.'.repeat(15_000)]);
+    const attack = await whileAttacked(server, bystanderKey, attacker.upload(pdf));
+    expect(attack.result.status).toBe(201);
+    expect(attack.result.body.status).toBe('completed');
+    expectNobodyElseHurt('long word', attack);
+  });
+
   it('stops a template that overruns its time, naming the template and the rule', async () => {
     const created = await attacker.template(SLOW_TEMPLATE);
     expect(created.status, JSON.stringify(created.body)).toBe(201);
