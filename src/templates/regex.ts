@@ -148,10 +148,27 @@ function translateMapped(source: string): Translation {
   return { source: out, flags, from, to };
 }
 
-/** Counts capture groups by compiling an alternation with the empty pattern: it always matches and reports every group. */
-function groupsOf(regex: RegExp): { groups: number; names: string[] } {
-  const probe = new RegExp(`${regex.source}|`, regex.flags).exec('')!;
-  return { groups: probe.length - 1, names: Object.keys(probe.groups ?? {}) };
+/**
+ * Counts the capture groups of a translated pattern that compiled, by reading it: running it
+ * (on the empty text, in an alternation with the empty pattern) would run a user's pattern on the
+ * event loop, which some patterns take minutes to fail on even there.
+ */
+function groupsOf(source: string): { groups: number; names: string[] } {
+  let groups = 0;
+  const names: string[] = [];
+  let inClass = false;
+  for (let i = 0; i < source.length; i += 1) {
+    const c = source[i]!;
+    if (c === '\\') i += 1;
+    else if (inClass) inClass = c !== ']';
+    else if (c === '[') inClass = true;
+    else if (c === '(' && source[i + 1] !== '?') groups += 1;
+    else if (c === '(' && source[i + 2] === '<' && source[i + 3] !== '=' && source[i + 3] !== '!') {
+      groups += 1;
+      names.push(source.slice(i + 3, source.indexOf('>', i)));
+    }
+  }
+  return { groups, names };
 }
 
 /** Drops `?` quantifiers: an optional part cannot repeat, so it adds no star height, yet safe-regex2 counts it as a repetition. */
@@ -609,12 +626,23 @@ interface Edge {
   grows: boolean;
 }
 
-/** Follow edges built before a pattern is deemed too complex to check: far beyond any real template's. */
-const MAX_EDGES = 50_000;
-/** Pairs of states visited by the exponential check before a pattern is deemed too complex to check. */
-const MAX_PAIRS = 500_000;
+/**
+ * Steps (entries of state sets copied, edges made, pairs of states visited) the analysis of one
+ * pattern may take: 7 times the most a pattern of the invoice2data library takes (4,240), and
+ * at most some 20 ms on a hostile 2,000-character pattern. A pattern needing more is refused as
+ * too complex to check.
+ */
+const MAX_STEPS = 30_000;
 
 class TooComplex extends Error {}
+
+/** What is left of MAX_STEPS for one pattern. */
+class Budget {
+  left = MAX_STEPS;
+  spend(steps: number): void {
+    if ((this.left -= steps) < 0) throw new TooComplex();
+  }
+}
 
 interface Automaton {
   positions: number[];
@@ -629,9 +657,12 @@ class Automata {
   readonly info = new Map<Node, Info>();
   readonly parent = new Map<Node, Node>();
   readonly list: Automaton[] = [];
-  private edges = 0;
 
-  constructor(root: Node, atoms: Atom[]) {
+  constructor(
+    root: Node,
+    atoms: Atom[],
+    private readonly budget: Budget,
+  ) {
     this.follow = atoms.map(() => new Map());
     const pending: { body: Node; behind: boolean }[] = [{ body: root, behind: false }];
     while (pending.length) {
@@ -643,6 +674,7 @@ class Automata {
   }
 
   private link(from: Counts, to: Counts, via: Node, grows: boolean): void {
+    this.budget.spend(from.size * to.size);
     for (const [p, cp] of from) {
       const edges = this.follow[p]!;
       for (const [q, cq] of to) {
@@ -654,8 +686,6 @@ class Automata {
           if (edge.via.length < 2) edge.via.push(via);
         } else {
           edges.set(q, { count, via: [via], grows });
-          this.edges += 1;
-          if (this.edges > MAX_EDGES) throw new TooComplex();
         }
       }
     }
@@ -689,6 +719,7 @@ class Automata {
         info = { empty: 0, first: new Map(), last: new Map(), ends: new Set(), passes: false };
         for (const b of node.branches) {
           const x = this.child(node, b, reverse, a, pending);
+          this.budget.spend(x.first.size + x.last.size + x.ends.size);
           info.empty = Math.min(MAX_WAYS, info.empty + x.empty);
           add(info.first, x.first);
           add(info.last, x.last);
@@ -702,6 +733,7 @@ class Automata {
         const items = reverse ? [...node.items].reverse() : node.items;
         for (const item of items) {
           const x = this.child(node, item, reverse, a, pending);
+          this.budget.spend(info.first.size + info.last.size + x.first.size + x.last.size + info.ends.size + x.ends.size);
           this.link(info.last, x.first, node, true);
           let { first } = info;
           if (info.empty) add((first = new Map(first)), x.first, info.empty);
@@ -784,12 +816,12 @@ function components(nodes: number[], next: (n: number) => number[], size: number
  * on a cycle through the pairs (q, q) of the automaton's product with itself, or an edge made
  * twice on such a cycle. Returns the pair (p = r for a double edge) and a character they share.
  */
-function exponential(a: Automaton, follow: Map<number, Edge>[], sets: Uint32Array[], search: number): [number, number, number] | typeof TOO_COMPLEX | null {
+function exponential(a: Automaton, follow: Map<number, Edge>[], sets: Uint32Array[], search: number, budget: Budget): [number, number, number] | null {
   const positions = a.positions.filter((p) => p !== search && !isEmpty(sets[p]!));
+  positions.forEach((p) => budget.spend(follow[p]!.size + 1));
   const inside = new Set(positions);
   const adjacent = new Map(positions.map((p) => [p, [...follow[p]!.keys()].filter((q) => inside.has(q))]));
   const next = (p: number) => adjacent.get(p)!;
-  let budget = MAX_PAIRS;
   for (const scc of components(positions, next, follow.length)) {
     if (scc.length === 1) {
       // One state: only a loop edge made twice, as in `(a+)+`, gives two paths.
@@ -803,7 +835,7 @@ function exponential(a: Automaton, follow: Map<number, Edge>[], sets: Uint32Arra
     const pred: number[][] = scc.map(() => []);
     succ.forEach((list, i) => list.forEach((j) => pred[j]!.push(i)));
     const common = (i: number, j: number) => shared(sets[scc[i]!]!, sets[scc[j]!]!);
-    const reach = (edges: number[][]): Uint8Array | null => {
+    const reach = (edges: number[][]): Uint8Array => {
       const seen = new Uint8Array(k * k);
       const queue = [0];
       seen[0] = 1;
@@ -811,9 +843,9 @@ function exponential(a: Automaton, follow: Map<number, Edge>[], sets: Uint32Arra
         const n = queue.pop()!;
         const i = Math.floor(n / k);
         const j = n % k;
+        budget.spend(edges[i]!.length * edges[j]!.length);
         for (const i2 of edges[i]!) {
           for (const j2 of edges[j]!) {
-            if ((budget -= 1) < 0) return null;
             const m = i2 * k + j2;
             if (!seen[m] && (i2 === j2 || common(i2, j2) >= 0)) {
               seen[m] = 1;
@@ -825,8 +857,7 @@ function exponential(a: Automaton, follow: Map<number, Edge>[], sets: Uint32Arra
       return seen;
     };
     const forward = reach(succ);
-    const backward = forward && reach(pred);
-    if (!forward || !backward) return TOO_COMPLEX;
+    const backward = reach(pred);
     for (let n = 0; n < k * k; n += 1) {
       const i = Math.floor(n / k);
       const j = n % k;
@@ -850,8 +881,9 @@ function exponential(a: Automaton, follow: Map<number, Edge>[], sets: Uint32Arra
  * edge with the most ways on the way, its start (the search for one before the first
  * character) and end.
  */
-function emptyWays(a: Automaton, follow: Map<number, Edge>[], sets: Uint32Array[]): { total: number; p: number; q: number; ways: number } | null {
+function emptyWays(a: Automaton, follow: Map<number, Edge>[], sets: Uint32Array[], budget: Budget): { total: number; p: number; q: number; ways: number } | null {
   const positions = a.positions.filter((p) => !a.accepting.has(p) && !isEmpty(sets[p]!));
+  positions.forEach((p) => budget.spend(follow[p]!.size + 1));
   if (!positions.some((p) => [...follow[p]!.values()].some((e) => e.count > 1))) return null;
   const inside = new Uint8Array(follow.length);
   positions.forEach((p) => (inside[p] = 1));
@@ -893,7 +925,7 @@ function emptyWays(a: Automaton, follow: Map<number, Edge>[], sets: Uint32Array[
  * Loops in a row that can all repeat one character class, as many as one run of it can be
  * shared among: the first chain found longer than `limit` allows, the search loop counted.
  */
-function polynomial(a: Automaton, follow: Map<number, Edge>[], sets: Uint32Array[], characters: number, search: number): { c: number; positions: number[] } | null {
+function polynomial(a: Automaton, follow: Map<number, Edge>[], sets: Uint32Array[], characters: number, search: number, budget: Budget): { c: number; positions: number[] } | null {
   const positions = a.positions.filter((p) => !a.accepting.has(p) && !isEmpty(sets[p]!));
   const growing = new Map(positions.map((p) => [p, [...follow[p]!].filter(([, e]) => e.grows).map(([q]) => q)]));
   // States on a cycle: each loop of a chain has one, so a character needs more of them than allowed.
@@ -901,6 +933,7 @@ function polynomial(a: Automaton, follow: Map<number, Edge>[], sets: Uint32Array
     .filter((s) => s.length > 1 || growing.get(s[0]!)!.includes(s[0]!))
     .flat();
   if (inLoops.length <= MAX_LOOPS_FROM_START) return null;
+  budget.spend(characters * inLoops.length);
   // One character of each class of characters the loops tell apart, among those enough loops repeat.
   const candidates = new Map<string, number>();
   const holding: number[] = [];
@@ -913,6 +946,7 @@ function polynomial(a: Automaton, follow: Map<number, Edge>[], sets: Uint32Array
   }
   for (const c of candidates.values()) {
     const nodes = positions.filter((p) => has(sets[p]!, c));
+    nodes.forEach((p) => budget.spend(follow[p]!.size + 1));
     const inside = new Set(nodes);
     const next = (p: number) => growing.get(p)!.filter((q) => inside.has(q));
     const sccs = components(nodes, next, follow.length);
@@ -1019,41 +1053,44 @@ function mayRisk(source: string): boolean {
 function analyse(original: string, t: Translation): string | null {
   const parser = new Parser(t.source);
   const root = parser.parse();
-  let automata: Automata;
   try {
-    automata = new Automata(root, parser.atoms);
+    return findRisk(original, t, parser.atoms, root, new Budget());
   } catch (err) {
     if (err instanceof TooComplex) return TOO_COMPLEX;
     throw err;
   }
-  const { sets, alphabet } = characterSets(parser.atoms, t.flags);
-  const search = parser.atoms.findIndex((atom) => atom.search);
-  const explain = () => new Explanation(original, t, parser.atoms, automata, alphabet);
+}
+
+function findRisk(original: string, t: Translation, atoms: Atom[], root: Node, budget: Budget): string | null {
+  const automata = new Automata(root, atoms, budget);
+  const { sets, alphabet } = characterSets(atoms, t.flags);
+  const search = atoms.findIndex((atom) => atom.search);
+  const explain = () => new Explanation(original, t, atoms, automata, alphabet);
   for (const a of automata.list) {
-    const found = exponential(a, automata.follow, sets, search);
-    if (found === TOO_COMPLEX) return TOO_COMPLEX;
+    const found = exponential(a, automata.follow, sets, search, budget);
     if (found) return explain().exponential(...found);
     for (const alt of a.alternations) {
       if (!loopAround(automata.parent, alt)) continue;
-      const firsts = alt.branches.map((b) => {
-        const set = new Uint32Array(sets[0]!.length);
-        for (const p of automata.info.get(b)!.first.keys()) if (p !== search) sets[p]!.forEach((w, i) => (set[i]! |= w));
-        return set;
-      });
-      for (let i = 0; i < firsts.length; i += 1) {
-        for (let j = i + 1; j < firsts.length; j += 1) {
-          const c = shared(firsts[i]!, firsts[j]!);
-          if (c >= 0) return explain().overlappingStarts(alt, i, j, c);
+      // The first characters of each alternative against those of the ones before it.
+      const before = new Uint32Array(sets[0]!.length);
+      for (let j = 0; j < alt.branches.length; j += 1) {
+        const first = new Uint32Array(before.length);
+        for (const p of automata.info.get(alt.branches[j]!)!.first.keys()) if (p !== search) sets[p]!.forEach((w, k) => (first[k]! |= w));
+        budget.spend(automata.info.get(alt.branches[j]!)!.first.size);
+        if (shared(before, first) >= 0) {
+          const i = alt.branches.findIndex((b) => [...automata.info.get(b)!.first.keys()].some((p) => p !== search && shared(sets[p]!, first) >= 0));
+          return explain().overlappingStarts(alt, i, j, shared(before, first));
         }
+        first.forEach((w, k) => (before[k]! |= w));
       }
     }
   }
   for (const a of automata.list) {
-    const ways = emptyWays(a, automata.follow, sets);
+    const ways = emptyWays(a, automata.follow, sets, budget);
     if (ways && ways.total >= MANY_WAYS) return explain().emptyWays(ways.total, ways.p, ways.q, ways.ways, search);
   }
   for (const a of automata.list) {
-    const chain = polynomial(a, automata.follow, sets, alphabet.length, search);
+    const chain = polynomial(a, automata.follow, sets, alphabet.length, search, budget);
     if (chain) return explain().polynomial(chain.positions, chain.c, search);
   }
   return null;
@@ -1178,7 +1215,7 @@ export function compilePattern(source: string, extraFlags = ''): CompiledPattern
   if (!isLinearSafe(translated.source)) {
     throw new PatternError('regular expression may backtrack catastrophically (a quantifier nested in a quantified group, or too many quantifiers); rewrite it without nested repetition');
   }
-  return { regex, ...groupsOf(regex) };
+  return { regex, ...groupsOf(translated.source) };
 }
 
 /** Python `re.sub` replacement syntax (`\1`, `\g<name>`) to the JavaScript one. */
