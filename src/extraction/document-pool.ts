@@ -3,7 +3,8 @@ import type { Config } from '../config.js';
 import { DocumentError } from '../errors.js';
 import { createWorkerPool, WorkerStopped, type Job } from '../workers/pool.js';
 import type { OpenRequest } from './document-worker.js';
-import type { DocumentText, FoundField, GrayImage, Line } from './types.js';
+import { packDocument, unpackLines, type PackedLines } from './packed-lines.js';
+import type { DocumentText, FoundField, GrayImage, Line, PageText } from './types.js';
 
 export type DocumentPoolConfig = Pick<
   Config,
@@ -17,12 +18,17 @@ export interface OpenPdf {
   lines(pageNumber: number): Promise<Line[] | null>;
   /** The page rendered for OCR at 300 dpi, or less when that would exceed the pixel limit. */
   render(pageNumber: number): Promise<GrayImage>;
+  /**
+   * The fields of the document read: found in the worker from the text layers it read, so that
+   * the document need not be sent back; only the pages OCR read are.
+   */
+  fields(ocrPages: PageText[]): Promise<FoundField[]>;
   close(): Promise<void>;
 }
 
 export interface DocumentPool {
   openPdf(bytes: Buffer): Promise<OpenPdf>;
-  /** The fields the generic finders see in the document's text. */
+  /** The fields the generic finders see in a document not read from a PDF (an image); it was admitted, so this waits rather than being refused. */
   fields(document: DocumentText): Promise<FoundField[]>;
   /** True once a worker can take a document. */
   ready(): boolean;
@@ -65,8 +71,9 @@ export function createDocumentPool(config: DocumentPoolConfig, logger?: Logger):
     }
   }
 
-  async function acquire(doing: string, pages?: number): Promise<Job> {
-    return pool.acquire(config.documentTimeoutMs).catch((err: unknown) => {
+  /** A worker for a new document (`continuation` false: refused past the queue's bound), or a further job for one already admitted. */
+  async function acquire(doing: string, continuation: boolean, pages?: number): Promise<Job> {
+    return pool.acquire(config.documentTimeoutMs, { continuation }).catch((err: unknown) => {
       throw failure(err, doing, pages);
     });
   }
@@ -74,7 +81,7 @@ export function createDocumentPool(config: DocumentPoolConfig, logger?: Logger):
   return {
     async openPdf(bytes) {
       const doing = 'Reading the PDF';
-      const job = await acquire(doing);
+      const job = await acquire(doing, false);
       const call = <T>(type: string, payload: unknown) =>
         job.call<T>(type, payload).catch((err: unknown) => {
           throw failure(err, doing);
@@ -97,12 +104,16 @@ export function createDocumentPool(config: DocumentPoolConfig, logger?: Logger):
       }
       return {
         pageCount,
-        lines: (pageNumber) => call<Line[] | null>('lines', pageNumber),
+        async lines(pageNumber) {
+          const packed = await call<PackedLines | null>('lines', pageNumber);
+          return packed && unpackLines(packed);
+        },
         async render(pageNumber) {
           const image = await call<GrayImage>('render', pageNumber);
           // Moved across threads, the image arrives as a plain Uint8Array; tesseract.js wants a Buffer.
           return { ...image, pgm: Buffer.from(image.pgm.buffer, image.pgm.byteOffset, image.pgm.byteLength) };
         },
+        fields: (ocrPages) => call<FoundField[]>('pdfFields', packDocument({ pages: ocrPages })),
         async close() {
           await call('close', null).catch(() => undefined);
           job.release();
@@ -112,9 +123,9 @@ export function createDocumentPool(config: DocumentPoolConfig, logger?: Logger):
     async fields(document) {
       const doing = 'Finding the fields in the document';
       const pages = document.pages.length;
-      const job = await acquire(doing, pages);
+      const job = await acquire(doing, true, pages);
       try {
-        return await job.call<FoundField[]>('fields', document);
+        return await job.call<FoundField[]>('fields', packDocument(document));
       } catch (err) {
         throw failure(err, doing, pages);
       } finally {

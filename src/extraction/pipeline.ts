@@ -42,6 +42,14 @@ export interface Pipeline {
 
 export type PipelineConfig = Pick<Config, 'maxPages' | 'maxImagePixels' | 'ocrTimeoutMs' | 'ocrWorkers' | 'ocrQueueMax'> & DocumentPoolConfig;
 
+/** A document's pages, and the fields found in them (none when they hold no text). */
+interface Read {
+  pages: PageText[];
+  fields: FoundField[];
+}
+
+const hasText = (pages: PageText[]) => pages.some((p) => p.lines.length);
+
 /** Failures from one page carry the page number and how many pages were done before it. */
 function onPage(pageNumber: number, err: unknown): unknown {
   if (!(err instanceof DocumentError) || err.pages !== undefined) return err;
@@ -58,11 +66,11 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
   const documents = createDocumentPool(config, options.logger);
   const limits = { maxImagePixels: config.maxImagePixels };
 
-  async function readPdf(bytes: Buffer): Promise<PageText[]> {
+  async function readPdf(bytes: Buffer): Promise<Read> {
     const pdf = await documents.openPdf(bytes);
     const textLayer = readAhead(pdf.pageCount, (n) => pdf.lines(n));
     const pages: PageText[] = [];
-    let ocrPages = 0;
+    const ocrPages: PageText[] = [];
     try {
       for (let n = 1; n <= pdf.pageCount; n += 1) {
         try {
@@ -72,34 +80,35 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
             continue;
           }
           const image = await pdf.render(n);
-          const ocrWords = await pool.recognize(image, { continuation: ocrPages > 0 });
-          ocrPages += 1;
-          pages.push({ number: n, source: 'ocr', lines: wordsToLines(ocrWords) });
+          const ocrWords = await pool.recognize(image, { continuation: ocrPages.length > 0 });
+          const page: PageText = { number: n, source: 'ocr', lines: wordsToLines(ocrWords) };
+          ocrPages.push(page);
+          pages.push(page);
         } catch (err) {
           throw onPage(n, err);
         }
       }
+      return { pages, fields: hasText(pages) ? await pdf.fields(ocrPages) : [] };
     } finally {
       await pdf.close();
     }
-    return pages;
   }
 
-  async function readImage(bytes: Buffer): Promise<PageText[]> {
+  async function readImage(bytes: Buffer): Promise<Read> {
     const image = await prepareImage(bytes, limits);
     const words: Word[] = await pool.recognize(image);
-    return [{ number: 1, source: 'ocr', lines: wordsToLines(words) }];
+    const pages: PageText[] = [{ number: 1, source: 'ocr', lines: wordsToLines(words) }];
+    return { pages, fields: hasText(pages) ? await documents.fields({ pages }) : [] };
   }
 
   return {
     async extract({ bytes, contentType }) {
       const started = performance.now();
-      const pages = contentType === 'application/pdf' ? await readPdf(bytes) : await readImage(bytes);
-      if (!pages.some((p) => p.lines.length)) {
+      const { pages, fields } = contentType === 'application/pdf' ? await readPdf(bytes) : await readImage(bytes);
+      if (!hasText(pages)) {
         throw new DocumentError('no_text_found', 'No text was found in the document, neither in a text layer nor by OCR.', pages.length);
       }
       const document: DocumentText = { pages };
-      const fields = await documents.fields(document);
       const ocrPages = pages.filter((p) => p.source === 'ocr').length;
       const confidence = fields.length ? Math.round(fields.reduce((sum, f) => sum + f.confidence, 0) / fields.length) : 0;
       options.onExtraction?.({

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { components } from '../../generated/openapi.js';
 import type { Config } from '../config.js';
 import { DocumentError } from '../errors.js';
+import { packDocument } from '../extraction/packed-lines.js';
 import type { DocumentText, FoundField } from '../extraction/types.js';
 import { createWorkerPool, WorkerStopped } from '../workers/pool.js';
 import { stepName } from './engine.js';
@@ -9,7 +10,7 @@ import { PHASE, PROGRESS, type ApplyRequest, type ApplyResult } from './template
 
 type Template = components['schemas']['Template'];
 
-export type TemplateRunnerConfig = Pick<Config, 'templateWorkers' | 'templateQueueMax' | 'templateTimeoutMs' | 'templateWorkerHeapMb'>;
+export type TemplateRunnerConfig = Pick<Config, 'templateWorkers' | 'templateTimeoutMs' | 'templateWorkerHeapMb'>;
 
 export interface TemplateRunner {
   /**
@@ -39,7 +40,8 @@ export function createTemplateRunner(config: TemplateRunnerConfig, logger?: Logg
     name: 'template',
     entry: new URL('./template-worker.ts', import.meta.url),
     workers: config.templateWorkers,
-    queueMax: config.templateQueueMax,
+    // Only documents already read come here (every job is a continuation): no queue of new work to bound.
+    queueMax: 0,
     heapMb: config.templateWorkerHeapMb,
     logger,
   });
@@ -65,11 +67,12 @@ export function createTemplateRunner(config: TemplateRunnerConfig, logger?: Logg
 
   return {
     async run(templates, document, { select, pages }) {
-      const job = await pool.acquire(config.templateTimeoutMs).catch((err: unknown) => {
+      // The document has been read: its template work waits for a worker rather than being refused.
+      const job = await pool.acquire(config.templateTimeoutMs, { continuation: true }).catch((err: unknown) => {
         throw failure(err, templates, null, pages);
       });
       try {
-        const request: ApplyRequest = { templates, document, select };
+        const request: ApplyRequest = { templates, document: packDocument(document), select };
         const { index, fields } = await job.call<ApplyResult>('apply', request);
         return { template: templates[index], fields };
       } catch (err) {

@@ -1,5 +1,6 @@
 import type { components } from '../../generated/openapi.js';
-import type { DocumentText, FoundField } from '../extraction/types.js';
+import type { PackedDocument } from '../extraction/packed-lines.js';
+import type { FoundField } from '../extraction/types.js';
 
 /** What passes between the template runner (./runner.ts) and its workers (./template-worker.ts). */
 
@@ -8,7 +9,7 @@ type Template = components['schemas']['Template'];
 /** What the main thread sends: the templates to try in order (or the one to apply), and the document. */
 export interface ApplyRequest {
   templates: Template[];
-  document: DocumentText;
+  document: PackedDocument;
   /** Select among `templates` by their keywords; otherwise apply the only one. */
   select: boolean;
 }

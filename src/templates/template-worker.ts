@@ -1,3 +1,4 @@
+import { unpackDocument } from '../extraction/packed-lines.js';
 import { serve } from '../workers/serve.js';
 import { applyTemplate, selectTemplate } from './engine.js';
 import { PHASE, PROGRESS, type ApplyRequest, type ApplyResult } from './template-job.js';
@@ -5,7 +6,8 @@ import { templateText } from './text.js';
 
 /** A template worker: every tenant pattern (keywords, replacements, rules) runs here, never on the event loop. */
 serve({
-  apply({ templates, document, select }: ApplyRequest, progress: Int32Array): ApplyResult {
+  apply({ templates, document: packed, select }: ApplyRequest, progress: Int32Array): ApplyResult {
+    const document = unpackDocument(packed);
     const mark = (phase: number, template: number, step: number) => {
       Atomics.store(progress, PROGRESS.template, template);
       Atomics.store(progress, PROGRESS.step, step);
