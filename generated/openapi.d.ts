@@ -370,7 +370,7 @@ export interface components {
              *     server allows on this document; the message names the template
              *     and its rule); or, when the request itself was answered with an
              *     error after the record was created, that error's code
-             *     (`service_unavailable` when the OCR, document or template queue was full,
+             *     (`service_unavailable` when the OCR or document queue was full,
              *     `internal_error`).
              * @example null
              */
@@ -953,7 +953,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The OCR, document or template queue is full, or the database or the rate-limit store cannot be reached. Retry after `Retry-After` seconds. */
+        /** @description The OCR or document queue is full, or the database or the rate-limit store cannot be reached. Retry after `Retry-After` seconds. */
         ServiceUnavailable: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];

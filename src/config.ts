@@ -29,8 +29,6 @@ export interface Config {
   pdfDecodedMinMb: number;
   /** Worker threads that select and apply templates. */
   templateWorkers: number;
-  /** Documents allowed to wait for a template worker; one more and the request is refused with 503. */
-  templateQueueMax: number;
   /** Time a template worker may spend selecting and applying templates for one document. */
   templateTimeoutMs: number;
   templateWorkerHeapMb: number;
@@ -114,7 +112,6 @@ export function loadConfig(env: Env = process.env): Config {
     pdfDecodedRatio: integer(env, 'PDF_DECODED_RATIO', 200, 1, 1_000_000),
     pdfDecodedMinMb: integer(env, 'PDF_DECODED_MIN_MB', 256, 1, 1_000_000),
     templateWorkers: integer(env, 'TEMPLATE_WORKERS', 2, 1, 64),
-    templateQueueMax: integer(env, 'TEMPLATE_QUEUE_MAX', 32, 0, 10_000),
     templateTimeoutMs: integer(env, 'TEMPLATE_TIMEOUT_MS', 2_000, 10, 600_000),
     templateWorkerHeapMb: integer(env, 'TEMPLATE_WORKER_HEAP_MB', 256, 32, 65_536),
     keepUploads: boolean(env, 'KEEP_UPLOADS', false),

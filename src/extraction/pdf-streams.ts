@@ -256,7 +256,10 @@ export async function checkStreams(bytes: Buffer, limits: StreamLimits): Promise
   for (const keyword of positions(bytes, 'stream')) {
     const parsed = objects.before(keyword);
     if (!parsed || parsed.streamAt !== keyword || !(parsed.value instanceof Map)) {
-      if (afterDictionary(bytes, keyword)) throw tooComplex(`The PDF has a stream at byte ${keyword} whose dictionary cannot be read, so its size cannot be checked.`);
+      if (afterDictionary(bytes, keyword)) {
+        // Left unchecked, it could be anything pdf.js might still read; a well-formed PDF has none.
+        throw new DocumentError('unreadable_document', `The PDF has a stream at byte ${keyword} whose dictionary cannot be read; it may be corrupt.`, 0);
+      }
       continue;
     }
     streams += 1;

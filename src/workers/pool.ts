@@ -9,7 +9,7 @@ export interface WorkerPoolOptions {
   /** The worker's TypeScript entry, which calls `serve` (./serve.ts). */
   entry: URL;
   workers: number;
-  /** Jobs allowed to wait for a worker; one more is refused with 503. */
+  /** New jobs allowed to wait for a worker; one more is refused with 503. */
   queueMax: number;
   /** Old-generation heap of each worker, MB; a worker that needs more dies and is replaced. */
   heapMb: number;
@@ -43,8 +43,10 @@ export interface WorkerPool {
    * A worker for one job, which runs nothing else until the job is released. The worker may spend
    * at most `budgetMs` on the job's requests in all (time it waits for the next request does not
    * count); past that it is terminated and the job's requests fail with WorkerStopped('timeout').
+   * A `continuation` (a further job for a document already admitted) is never refused for a full
+   * queue, so that a document is not failed half-way.
    */
-  acquire(budgetMs: number): Promise<Job>;
+  acquire(budgetMs: number, options?: { continuation?: boolean }): Promise<Job>;
   /** True once at least one worker can take a job. */
   ready(): boolean;
   /** Jobs waiting for a worker. */
@@ -262,11 +264,11 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   for (const slot of slots) start(slot);
 
   return {
-    acquire(budgetMs) {
+    acquire(budgetMs, { continuation = false } = {}) {
       if (closed) return Promise.reject(new WorkerStopped('closed', 'the service is shutting down'));
       const idle = slots.find((s) => s.state === 'idle');
       if (idle && !waiting.length) return Promise.resolve(assign(idle, budgetMs));
-      if (waiting.length >= options.queueMax) {
+      if (!continuation && waiting.length >= options.queueMax) {
         const seconds = Math.max(1, Math.ceil(((waiting.length + slots.length) * meanJobMs) / slots.length / 1000));
         return Promise.reject(serviceUnavailable(`The ${name} queue is full; retry in ${seconds} seconds.`, seconds));
       }
