@@ -1,4 +1,5 @@
 import { DocumentError } from '../errors.js';
+import { emptyPasswordDecryptors, type StreamDecryptor } from './pdf-crypt.js';
 import { filter, type Filter } from './pdf-filters.js';
 import { jbig2Size, jpegSize, jpxSize, type PixelSize } from './pdf-image-size.js';
 import { indexObjects, isWhitespace, keywordAt, PdfName, PdfReader, PdfRef, SyntaxProblem, type PdfDict, type PdfValue } from './pdf-syntax.js';
@@ -36,13 +37,16 @@ interface Parsed {
   value: PdfValue;
   /** Where the keyword `stream` follows the value, if it does. */
   streamAt: number | null;
+  /** The object's number and generation, which its stream's encryption key depends on. */
+  id: [number, number];
 }
 
 /** Reads the file's objects on demand, each once, within a bound on the bytes read in all. */
 class Objects {
   private readonly byRef: Map<string, number>;
-  /** Every object's start, ascending. */
+  /** Every object's start, ascending, and its number and generation. */
   private readonly starts: number[];
+  private readonly ids: [number, number][];
   private readonly parsed = new Map<number, Parsed | null>();
   private readBytes = 0;
   private readonly maxRead: number;
@@ -51,17 +55,19 @@ class Objects {
     const index = indexObjects(bytes);
     this.byRef = index.byRef;
     this.starts = index.starts;
+    this.ids = index.ids;
     this.maxRead = MAX_READ_FACTOR * bytes.length + 1024 * 1024;
   }
 
-  at(start: number): Parsed | null {
+  /** The value at `start` (an object's, numbered `id`, or a trailer's), and whether a stream follows it. */
+  at(start: number, id: [number, number] = [0, 0]): Parsed | null {
     if (this.parsed.has(start)) return this.parsed.get(start)!;
     const reader = new PdfReader(this.bytes, start);
     let result: Parsed | null = null;
     try {
       const value = reader.value();
       const keyword = reader.peekWord() === 'stream' ? reader.pos : null;
-      result = { value, streamAt: keyword };
+      result = { value, streamAt: keyword, id };
     } catch (err) {
       if (!(err instanceof SyntaxProblem)) throw err;
     }
@@ -85,7 +91,7 @@ class Objects {
         high = mid - 1;
       }
     }
-    return found < 0 ? null : this.at(this.starts[found]!);
+    return found < 0 ? null : this.at(this.starts[found]!, this.ids[found]);
   }
 
   /** A reference's value, or `unresolved` when the object is not in the file's bytes (it may be inside an object stream). */
@@ -107,6 +113,19 @@ class Budget {
     private readonly limits: StreamLimits,
     private readonly fileSize: number,
   ) {}
+
+  /** A budget to try one reading of the stream `what` with: it fails as this one would, and spends nothing of it. */
+  trial(what: string): Budget {
+    const trial = new Budget(this.limits, this.fileSize);
+    trial.used = this.used;
+    trial.begin(what);
+    return trial;
+  }
+
+  /** Takes what the costliest `trials` of a stream decoded. */
+  settle(trials: Budget[]): void {
+    this.used = Math.max(this.used, ...trials.map((t) => t.used));
+  }
 
   /** Starts counting the stream `what` on its own. */
   begin(what: string): void {
@@ -219,6 +238,36 @@ const asArray = (value: PdfValue | undefined): PdfValue[] => (value === undefine
 const either = (dict: PdfDict, a: string, b: string) => (dict.has(a) ? dict.get(a) : dict.get(b));
 
 /**
+ * The stream decryptors of every encryption dictionary the file names, in a trailer or a
+ * cross-reference stream (a file may hold several, after incremental updates; trying each leaves
+ * no decoy to hide behind), with the keys the empty password gives.
+ */
+function encryption(bytes: Buffer, objects: Objects, streamKeywords: number[]): StreamDecryptor[] {
+  const holders: PdfDict[] = [];
+  for (const at of positions(bytes, 'trailer')) {
+    const trailer = objects.at(at + 'trailer'.length)?.value;
+    if (trailer instanceof Map) holders.push(trailer);
+  }
+  for (const keyword of streamKeywords) {
+    const parsed = objects.before(keyword);
+    if (parsed?.streamAt !== keyword || !(parsed.value instanceof Map)) continue;
+    const type = objects.resolve(parsed.value.get('Type'));
+    if (type instanceof PdfName && type.name === 'XRef') holders.push(parsed.value);
+  }
+  const found = new Map<string, StreamDecryptor>();
+  for (const holder of holders) {
+    const encrypt = objects.resolve(holder.get('Encrypt'));
+    if (!(encrypt instanceof Map)) continue;
+    const ids = objects.resolve(holder.get('ID'));
+    const id = Array.isArray(ids) ? objects.resolve(ids[0]) : undefined;
+    const key = `${holder.get('Encrypt') instanceof PdfRef ? (holder.get('Encrypt') as PdfRef).num : 'direct'} ${Buffer.isBuffer(id) ? id.toString('hex') : ''}`;
+    if (found.has(key)) continue;
+    emptyPasswordDecryptors(encrypt, Buffer.isBuffer(id) ? id : Buffer.alloc(0), (v) => objects.resolve(v)).forEach((d, i) => found.set(`${key} ${i}`, d));
+  }
+  return [...found.values()];
+}
+
+/**
  * Checks, before pdf.js is given the file, what decoding its streams would cost: every stream's
  * filter chain (Flate, Brotli, LZW, RunLength, ASCIIHex, ASCII85, in order) is run with a running
  * count of the bytes each filter puts out, and stopped the moment the document's budget is spent;
@@ -251,9 +300,23 @@ export async function checkStreams(bytes: Buffer, limits: StreamLimits): Promise
       );
     }
   };
+  /** An image codec's own header (after the filters before it), which its decoder sizes its output by. */
+  const checkCodec = (codec: { name: string; params: PdfValue | undefined }, head: Uint8Array, label: string, height: number) => {
+    if (codec.name === 'DCTDecode' || codec.name === 'DCT') checkPixels(jpegSize(head), label);
+    else if (codec.name === 'JPXDecode' || codec.name === 'JPX') checkPixels(jpxSize(head), label);
+    else if (codec.name === 'JBIG2Decode') checkPixels(jbig2Size(head), label);
+    else if (codec.name === 'CCITTFaxDecode' || codec.name === 'CCF') {
+      const p = codec.params instanceof Map ? codec.params : new Map<string, PdfValue>();
+      const columns = objects.resolve(p.get('Columns'));
+      const rows = objects.resolve(p.get('Rows'));
+      checkPixels({ width: typeof columns === 'number' ? columns : 1728, height: typeof rows === 'number' && rows > 0 ? rows : height }, label);
+    }
+  };
 
+  const keywords = positions(bytes, 'stream');
+  const decryptors = encryption(bytes, objects, keywords);
   let streams = 0;
-  for (const keyword of positions(bytes, 'stream')) {
+  for (const keyword of keywords) {
     const parsed = objects.before(keyword);
     if (!parsed || parsed.streamAt !== keyword || !(parsed.value instanceof Map)) {
       if (afterDictionary(bytes, keyword)) {
@@ -294,19 +357,18 @@ export async function checkStreams(bytes: Buffer, limits: StreamLimits): Promise
       chain.push({ name: name.name, filter: decoder });
     }
     const raw = bytes.subarray(start, end);
-    budget.begin(what);
-    const head = decodeWhole(raw, chain, budget) ?? (await decodeStreamed(raw, chain, budget, codec !== null));
-    if (!codec) continue;
-    const label = `An image in the PDF (at byte ${keyword}, ${codec.name})`;
-    if (codec.name === 'DCTDecode' || codec.name === 'DCT') checkPixels(jpegSize(head), label);
-    else if (codec.name === 'JPXDecode' || codec.name === 'JPX') checkPixels(jpxSize(head), label);
-    else if (codec.name === 'JBIG2Decode') checkPixels(jbig2Size(head), label);
-    else if (codec.name === 'CCITTFaxDecode' || codec.name === 'CCF') {
-      const p = codec.params instanceof Map ? codec.params : new Map<string, PdfValue>();
-      const columns = objects.resolve(p.get('Columns'));
-      const rows = objects.resolve(p.get('Rows'));
-      checkPixels({ width: typeof columns === 'number' ? columns : 1728, height: typeof rows === 'number' && rows > 0 ? rows : typeof height === 'number' ? height : 0 }, label);
+    // As stored and, in an encrypted file, as pdf.js would decrypt it (a cross-reference stream never is):
+    // whichever decodes to more counts, so that no choice of which to believe hides anything.
+    const type = objects.resolve(dict.get('Type'));
+    const readings = type instanceof PdfName && type.name === 'XRef' ? [raw] : [raw, ...decryptors.map((d) => d.decrypt(raw, ...parsed.id))];
+    const trials: Budget[] = [];
+    for (const data of readings) {
+      const trial = budget.trial(what);
+      trials.push(trial);
+      const head = decodeWhole(data, chain, trial) ?? (await decodeStreamed(data, chain, trial, codec !== null));
+      if (codec) checkCodec(codec, head, `An image in the PDF (at byte ${keyword}, ${codec.name})`, typeof height === 'number' ? height : 0);
     }
+    budget.settle(trials);
   }
   return { streams, decodedBytes: budget.used };
 }

@@ -226,12 +226,15 @@ export interface ObjectIndex {
   byRef: Map<string, number>;
   /** Where every object's value begins, ascending. */
   starts: number[];
+  /** The number and generation of the object at each of `starts`. */
+  ids: [number, number][];
 }
 
 /** Finds every "N G obj" in the file. */
 export function indexObjects(bytes: Buffer): ObjectIndex {
   const byRef = new Map<string, number>();
   const starts: number[] = [];
+  const ids: [number, number][] = [];
   for (let at = bytes.indexOf('obj'); at >= 0; at = bytes.indexOf('obj', at + 3)) {
     if (!keywordAt(bytes, at, 'obj')) continue;
     let p = at - 1;
@@ -252,8 +255,10 @@ export function indexObjects(bytes: Buffer): ObjectIndex {
     if (!spaceBack()) continue;
     const numEnd = p + 1;
     if (!digitsBack() || isRegular(bytes[p])) continue;
-    byRef.set(`${Number(bytes.toString('latin1', p + 1, numEnd))} ${Number(gen)}`, at + 3);
+    const id: [number, number] = [Number(bytes.toString('latin1', p + 1, numEnd)), Number(gen)];
+    byRef.set(`${id[0]} ${id[1]}`, at + 3);
     starts.push(at + 3);
+    ids.push(id);
   }
-  return { byRef, starts };
+  return { byRef, starts, ids };
 }

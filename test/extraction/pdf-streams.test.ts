@@ -7,6 +7,7 @@ import { EU_INVOICE, imageOnlyPdf, invoicePdf, renderPage } from '../fixtures/do
 import {
   chainedBombPdf,
   deflateRun,
+  encryptedBombPdf,
   flateBombPdf,
   GIB,
   hugeImagePdf,
@@ -124,6 +125,17 @@ describe('the stream pre-check', () => {
     const data = Buffer.concat([bomb.subarray(0, 2), stored, bomb.subarray(2)]);
     const pdf = pdfWith(`<< /Filter /FlateDecode /Length 99 0 R >>\nstream\n${data.toString('latin1')}\nendstream`);
     expect((await refusal(pdf)).message).toMatch(/decompression bomb/);
+  });
+
+  it.each(['1.3', '1.4', '1.7', '1.7ext3'] as const)('decrypts, as pdf.js would, a bomb in a PDF encrypted for its owner only (PDF %s)', async (version) => {
+    const pdf = await encryptedBombPdf(version);
+    expect(pdf.includes('/Encrypt')).toBe(true);
+    expect((await refusal(pdf)).message).toMatch(/decompression bomb/);
+  });
+
+  it('lets an encrypted invoice through, and one that needs a password, which pdf.js will not decode either', async () => {
+    expect((await checkStreams(await encryptedBombPdf('1.7', 1_000_000), LIMITS)).decodedBytes).toBeGreaterThanOrEqual(1_000_000);
+    expect((await checkStreams(await invoicePdf(EU_INVOICE, { userPassword: 'secret' }), LIMITS)).decodedBytes).toBeLessThan(100_000);
   });
 
   it('refuses a stream whose dictionary cannot be read rather than leave it unchecked', async () => {

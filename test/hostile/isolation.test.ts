@@ -6,7 +6,7 @@ import { openStore } from '../../src/store/index.js';
 import { EU_INVOICE, invoicePdf } from '../fixtures/documents.js';
 import { startServerProcess, type ServerProcess } from '../scale/processes.js';
 import { startProbe } from '../support/latency-probe.js';
-import { chainedBombPdf, flateBombPdf, hugeImagePdf, manyStreamsBombPdf, monospacePdf, objectStreamBombPdf } from './pdf-builder.js';
+import { chainedBombPdf, encryptedBombPdf, flateBombPdf, hugeImagePdf, manyStreamsBombPdf, monospacePdf, objectStreamBombPdf } from './pdf-builder.js';
 import { REDOS_PATTERNS } from './redos-patterns.js';
 
 const MB = 1024 * 1024;
@@ -193,6 +193,10 @@ describe('one tenant cannot stop or starve the service', () => {
 
   it('fails 50 pages that each hold a 1 GiB stream', async () => {
     await expectTooComplex(manyStreamsBombPdf(50), /decompression bomb/, '50 x 1 GiB');
+  });
+
+  it('fails a bomb in a PDF encrypted for its owner only, which opens without a password', async () => {
+    await expectTooComplex(await encryptedBombPdf('1.7'), /decompression bomb/, 'encrypted bomb');
   });
 
   it('fails four bombs sent at once, each on its own', async () => {

@@ -1,4 +1,5 @@
 import zlib from 'node:zlib';
+import PDFDocument from 'pdfkit';
 
 /** A syntactically complete PDF from object bodies (1-based), with a correct xref table. */
 export function rawPdf(objects: string[]): Buffer {
@@ -221,4 +222,25 @@ export function monospacePdf(rows: string[]): Buffer {
     `<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`,
     '<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>',
   ]);
+}
+
+/**
+ * A PDF protected with an owner password only, as invoices often are (it opens without asking),
+ * whose page also draws a Flate stream of `size` spaces: encrypted, the bomb's bytes look like
+ * noise to anything that does not decrypt them first. `pdfVersion` picks the cipher: 1.3 RC4
+ * 40-bit, 1.4 RC4 128-bit, 1.7 AES-128, 1.7ext3 AES-256.
+ */
+export async function encryptedBombPdf(pdfVersion: '1.3' | '1.4' | '1.7' | '1.7ext3', size = GIB): Promise<Buffer> {
+  const doc = new PDFDocument({ ownerPassword: 'owner', pdfVersion, size: 'A4' });
+  doc.text('Invoice with a protected content stream');
+  const bomb = doc.ref({ Filter: 'FlateDecode' });
+  bomb.end(deflateRun(0x20, size));
+  const page = doc.page as unknown as { dictionary: { data: { Contents: unknown } }; content: unknown };
+  page.dictionary.data.Contents = [page.content, bomb];
+  const chunks: Buffer[] = [];
+  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const ended = new Promise<void>((resolve) => doc.on('end', () => resolve()));
+  doc.end();
+  await ended;
+  return Buffer.concat(chunks);
 }
