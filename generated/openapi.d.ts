@@ -367,9 +367,18 @@ export interface components {
              * @description Documented addition. Why a `failed` extraction failed, null otherwise:
              *     `unreadable_document` (corrupt or truncated), `encrypted_document`,
              *     `too_many_pages`, `image_too_large`, `no_text_found`, `ocr_failed`,
-             *     `timeout`, `interrupted`; or, when the request itself was answered
-             *     with an error after the record was created, that error's code
-             *     (`service_unavailable` when the OCR queue was full, `internal_error`).
+             *     `timeout`, `interrupted`, `document_too_complex` (the document
+             *     passed one of the server's resource limits: a PDF's streams decode
+             *     to more than its decoded-data budget, an embedded image has more
+             *     pixels than allowed, or reading the document or finding its fields
+             *     takes more time or memory than one may; the message says which),
+             *     `template_timeout` (a
+             *     pattern of the template applied or tried took longer than the
+             *     server allows on this document; the message names the template
+             *     and its rule); or, when the request itself was answered with an
+             *     error after the record was created, that error's code
+             *     (`service_unavailable` when the OCR or document queue was full,
+             *     `internal_error`).
              * @example null
              */
             error_code?: string | null;
@@ -966,7 +975,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The OCR queue is full, or the database or the rate-limit store cannot be reached. Retry after `Retry-After` seconds. */
+        /** @description The OCR or document queue is full, or the database or the rate-limit store cannot be reached. Retry after `Retry-After` seconds. */
         ServiceUnavailable: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];

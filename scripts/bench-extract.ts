@@ -186,7 +186,7 @@ async function main(): Promise<void> {
   const textPdf = await invoicePdf(EU_INVOICE, { extraPages: TEXT_PAGES - 1 });
   const textPath = path.join(dir, 'text.pdf');
   fs.writeFileSync(textPath, textPdf);
-  const single = createPipeline({ maxPages: 50, maxImagePixels: 40_000_000, ocrTimeoutMs: 120_000, ocrWorkers: 1, ocrQueueMax: 8 });
+  const single = createPipeline({ ...loadConfig({}), maxPages: 50, maxImagePixels: 40_000_000, ocrTimeoutMs: 120_000, ocrWorkers: 1, ocrQueueMax: 8 });
   // The OCR worker loads its model on the other core for a few seconds: the text runs wait for it, so
   // that they and pdftotext's run on an equally quiet machine.
   while (!single.ready()) await new Promise((r) => setTimeout(r, 20));

@@ -17,6 +17,21 @@ export interface Config {
   ocrTimeoutMs: number;
   ocrWorkers: number;
   ocrQueueMax: number;
+  /** Worker threads that read PDFs and find fields; each holds one document at a time. */
+  documentWorkers: number;
+  /** Documents allowed to wait for a document worker; one more and the request is refused with 503. */
+  documentQueueMax: number;
+  /** Time a document worker may spend on one job in all: reading a PDF (opening, text, rendering), or finding fields. */
+  documentTimeoutMs: number;
+  documentWorkerHeapMb: number;
+  /** A PDF's streams may decode to this many times the file's size in all, and to `pdfDecodedMinMb` whatever its size. */
+  pdfDecodedRatio: number;
+  pdfDecodedMinMb: number;
+  /** Worker threads that select and apply templates. */
+  templateWorkers: number;
+  /** Time a template worker may spend selecting and applying templates for one document. */
+  templateTimeoutMs: number;
+  templateWorkerHeapMb: number;
   keepUploads: boolean;
   shutdownTimeoutMs: number;
   /**
@@ -89,6 +104,16 @@ export function loadConfig(env: Env = process.env): Config {
     // 12 to 43 ms on two CPUs while scans were read.
     ocrWorkers: integer(env, 'OCR_WORKERS', Math.max(1, cpus - 1), 1, 64),
     ocrQueueMax: integer(env, 'OCR_QUEUE_MAX', 8, 0, 10_000),
+    // At least two, so that a PDF waiting on OCR (it keeps its worker) does not hold up every text PDF.
+    documentWorkers: integer(env, 'DOCUMENT_WORKERS', Math.max(2, cpus), 1, 64),
+    documentQueueMax: integer(env, 'DOCUMENT_QUEUE_MAX', 16, 0, 10_000),
+    documentTimeoutMs: integer(env, 'DOCUMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    documentWorkerHeapMb: integer(env, 'DOCUMENT_WORKER_HEAP_MB', 512, 64, 65_536),
+    pdfDecodedRatio: integer(env, 'PDF_DECODED_RATIO', 200, 1, 1_000_000),
+    pdfDecodedMinMb: integer(env, 'PDF_DECODED_MIN_MB', 256, 1, 1_000_000),
+    templateWorkers: integer(env, 'TEMPLATE_WORKERS', 2, 1, 64),
+    templateTimeoutMs: integer(env, 'TEMPLATE_TIMEOUT_MS', 2_000, 10, 600_000),
+    templateWorkerHeapMb: integer(env, 'TEMPLATE_WORKER_HEAP_MB', 256, 32, 65_536),
     keepUploads: boolean(env, 'KEEP_UPLOADS', false),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     instanceStaleMs: integer(env, 'INSTANCE_STALE_MS', 60_000, 3_000, 86_400_000),

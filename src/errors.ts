@@ -48,7 +48,11 @@ export type DocumentErrorCode =
   | 'no_text_found'
   | 'ocr_failed'
   | 'timeout'
-  | 'interrupted';
+  | 'interrupted'
+  /** Reading the document would pass a resource limit: decoded bytes, image pixels, time or memory. */
+  | 'document_too_complex'
+  /** A template's pattern overran its time on the document. */
+  | 'template_timeout';
 
 export class DocumentError extends Error {
   constructor(

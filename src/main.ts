@@ -1,6 +1,9 @@
 import { ConfigError, loadConfig } from './config.js';
 import { startServer } from './server.js';
 
+/** Time past SHUTDOWN_TIMEOUT_MS for closing the pools and the database once requests are cut off. */
+const SHUTDOWN_GRACE_MS = 2_000;
+
 /** `npm start`: configuration from the environment, a one-time key hint on first start, clean exit on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
   let config;
@@ -30,6 +33,12 @@ async function main(): Promise<void> {
   }
   const stop = (signal: string) => {
     server.logger.info({ signal }, 'shutting down');
+    // Every step of close() is bounded by SHUTDOWN_TIMEOUT_MS (requests in flight are cut off then, the
+    // worker threads terminated); should one hang all the same, the process still ends.
+    setTimeout(() => {
+      server.logger.error({ signal }, 'shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs + SHUTDOWN_GRACE_MS).unref();
     server.close().then(
       () => process.exit(0),
       (err: unknown) => {

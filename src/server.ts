@@ -13,6 +13,7 @@ import { createPipeline } from './extraction/pipeline.js';
 import { decodeFile } from './extraction/input.js';
 import { extractionService } from './services/extractions.js';
 import { templateService } from './services/templates.js';
+import { createTemplateRunner } from './templates/runner.js';
 import { answerClientError } from './http/client-error.js';
 import { bootstrapFirstKey, type FirstKey } from './bootstrap.js';
 import { createApp } from './app.js';
@@ -63,7 +64,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     onExtraction: ({ fileType, path, ms }) => metrics.extractionDuration.observe({ file_type: fileType, path }, ms / 1000),
   });
   const metrics = createMetrics(() => pipeline.queueDepth());
-  const templates = templateService(store);
+  const templateRunner = createTemplateRunner(config, logger);
+  const templates = templateService(store, templateRunner);
   const extractions = extractionService({
     store,
     config,
@@ -127,7 +129,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
         await stopped;
         clearTimeout(timer);
-        await pipeline.close();
+        await Promise.all([pipeline.close(), templateRunner.close()]);
         await counters.close();
         await instance.stop();
         await redis?.quit().catch(() => redis.disconnect());

@@ -91,23 +91,28 @@ async function remote(body: { file: Buffer; fileName: string; templateId?: strin
 async function local(body: { file: Buffer; fileName: string; templateId?: string }): Promise<Extraction> {
   // Loaded on demand: the pipeline and the template engine pull in pdf.js, sharp and tesseract, which a
   // request to a server never needs.
-  const [{ createPipeline }, { templateService }] = await Promise.all([import('../../src/extraction/pipeline.js'), import('../../src/services/templates.js')]);
+  const [{ createPipeline }, { templateService }, { createTemplateRunner }] = await Promise.all([
+    import('../../src/extraction/pipeline.js'),
+    import('../../src/services/templates.js'),
+    import('../../src/templates/runner.js'),
+  ]);
   const config = loadConfig();
   const store = await openStore('sqlite::memory:');
   const pipeline = createPipeline(config);
+  const runner = createTemplateRunner(config);
   try {
     const workspace = await store.workspaces.create({ name: 'local', plan: 'free' });
     const service = extractionService({
       store,
       config,
       logger: createLogger('silent'),
-      templates: templateService(store).applier,
+      templates: templateService(store, runner).applier,
       extractor: { decode: (upload) => decodeFile(upload), extract: (file) => pipeline.extract(file) },
     });
     const upload = { file: body.file.toString('base64'), file_name: body.fileName, ...(body.templateId ? { template_id: body.templateId } : {}) };
     return toExtraction(await service.create(workspace.id, upload, newId('req'), 'cli'));
   } finally {
-    await pipeline.close();
+    await Promise.all([pipeline.close(), runner.close()]);
     await store.close();
   }
 }

@@ -97,6 +97,8 @@ export async function openPdf(bytes: Buffer, limits: PdfLimits): Promise<PdfDocu
     useSystemFonts: false,
     stopAtErrors: false,
     verbosity: 0,
+    // Images over the pixel limit are left out of a render rather than decoded.
+    maxImageSize: limits.maxImagePixels,
     ...pdfjsAssets,
   });
   let doc: PdfJsDocument;
@@ -164,31 +166,5 @@ export async function openPdf(bytes: Buffer, limits: PdfLimits): Promise<PdfDocu
     async close() {
       await doc.destroy();
     },
-  };
-}
-
-/**
- * pdf.js waits on zlib, off the thread, for each page's content stream; reading the next pages'
- * text meanwhile fills those waits (20-page text PDF: 6-7% faster than page by page, 8-9% with
- * every page at once, 4-6% with four). Not all pages at once, so that a long document with large
- * content streams does not have them all inflated together.
- */
-const READ_AHEAD = 8;
-
-/**
- * `words` of a document's pages asked in order, each page read while earlier ones are handled
- * (laid out, or rendered and read by OCR). A read ahead that fails is only reported when its page is asked for.
- */
-export function wordsInOrder(pdf: PdfDocument): (pageNumber: number) => Promise<Word[] | null> {
-  const reads = new Map<number, Promise<{ words: Word[] | null } | { error: unknown }>>();
-  let next = 1;
-  return async (pageNumber) => {
-    for (; next <= Math.min(pdf.pageCount, pageNumber + READ_AHEAD); next += 1) {
-      reads.set(next, pdf.words(next).then((words) => ({ words }), (error: unknown) => ({ error })));
-    }
-    const read = await reads.get(pageNumber)!;
-    reads.delete(pageNumber);
-    if ('error' in read) throw read.error;
-    return read.words;
   };
 }

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { DocumentError } from '../errors.js';
-import { extractFields } from './fields.js';
 import { prepareImage } from './image.js';
 import { wordsToLines } from './layout.js';
 import { createOcrPool } from './ocr-pool.js';
-import { openPdf, wordsInOrder } from './pdf.js';
+import { createDocumentPool, type DocumentPoolConfig } from './document-pool.js';
+import { readAhead } from './read-ahead.js';
 import type { ContentType, DocumentText, FoundField, PageText, Word } from './types.js';
 
 export interface PipelineResult {
@@ -33,14 +33,22 @@ export interface PipelineOptions {
 
 export interface Pipeline {
   extract(input: { bytes: Buffer; contentType: ContentType }): Promise<PipelineResult>;
-  /** True once OCR can take work. */
+  /** True once OCR and the document workers can take work. */
   ready(): boolean;
   /** OCR jobs waiting for a worker. */
   queueDepth(): number;
   close(): Promise<void>;
 }
 
-export type PipelineConfig = Pick<Config, 'maxPages' | 'maxImagePixels' | 'ocrTimeoutMs' | 'ocrWorkers' | 'ocrQueueMax'>;
+export type PipelineConfig = Pick<Config, 'maxPages' | 'maxImagePixels' | 'ocrTimeoutMs' | 'ocrWorkers' | 'ocrQueueMax'> & DocumentPoolConfig;
+
+/** A document's pages, and the fields found in them (none when they hold no text). */
+interface Read {
+  pages: PageText[];
+  fields: FoundField[];
+}
+
+const hasText = (pages: PageText[]) => pages.some((p) => p.lines.length);
 
 /** Failures from one page carry the page number and how many pages were done before it. */
 function onPage(pageNumber: number, err: unknown): unknown {
@@ -50,54 +58,57 @@ function onPage(pageNumber: number, err: unknown): unknown {
 
 /**
  * The extraction pipeline: document bytes -> page text (text layer or OCR) -> lines -> fields.
- * The OCR workers start here, once, and serve every extraction.
+ * The OCR and document workers start here, once, and serve every extraction; this thread only
+ * coordinates them, besides laying out the words OCR read.
  */
 export function createPipeline(config: PipelineConfig, options: PipelineOptions = {}): Pipeline {
   const pool = createOcrPool({ workers: config.ocrWorkers, queueMax: config.ocrQueueMax, timeoutMs: config.ocrTimeoutMs, logger: options.logger });
-  const limits = { maxPages: config.maxPages, maxImagePixels: config.maxImagePixels };
+  const documents = createDocumentPool(config, options.logger);
+  const limits = { maxImagePixels: config.maxImagePixels };
 
-  async function readPdf(bytes: Buffer): Promise<PageText[]> {
-    const pdf = await openPdf(bytes, limits);
-    const words = wordsInOrder(pdf);
+  async function readPdf(bytes: Buffer): Promise<Read> {
+    const pdf = await documents.openPdf(bytes);
+    const textLayer = readAhead(pdf.pageCount, (n) => pdf.lines(n));
     const pages: PageText[] = [];
-    let ocrPages = 0;
+    const ocrPages: PageText[] = [];
     try {
       for (let n = 1; n <= pdf.pageCount; n += 1) {
         try {
-          const textLayer = await words(n);
-          if (textLayer) {
-            pages.push({ number: n, source: 'text_layer', lines: wordsToLines(textLayer) });
+          const lines = await textLayer(n);
+          if (lines) {
+            pages.push({ number: n, source: 'text_layer', lines });
             continue;
           }
           const image = await pdf.render(n);
-          const ocrWords = await pool.recognize(image, { continuation: ocrPages > 0 });
-          ocrPages += 1;
-          pages.push({ number: n, source: 'ocr', lines: wordsToLines(ocrWords, image.height / image.width) });
+          const ocrWords = await pool.recognize(image, { continuation: ocrPages.length > 0 });
+          const page: PageText = { number: n, source: 'ocr', lines: wordsToLines(ocrWords, image.height / image.width) };
+          ocrPages.push(page);
+          pages.push(page);
         } catch (err) {
           throw onPage(n, err);
         }
       }
+      return { pages, fields: hasText(pages) ? await pdf.fields(ocrPages) : [] };
     } finally {
       await pdf.close();
     }
-    return pages;
   }
 
-  async function readImage(bytes: Buffer): Promise<PageText[]> {
+  async function readImage(bytes: Buffer): Promise<Read> {
     const image = await prepareImage(bytes, limits);
     const words: Word[] = await pool.recognize(image);
-    return [{ number: 1, source: 'ocr', lines: wordsToLines(words, image.height / image.width) }];
+    const pages: PageText[] = [{ number: 1, source: 'ocr', lines: wordsToLines(words, image.height / image.width) }];
+    return { pages, fields: hasText(pages) ? await documents.fields({ pages }) : [] };
   }
 
   return {
     async extract({ bytes, contentType }) {
       const started = performance.now();
-      const pages = contentType === 'application/pdf' ? await readPdf(bytes) : await readImage(bytes);
-      if (!pages.some((p) => p.lines.length)) {
+      const { pages, fields } = contentType === 'application/pdf' ? await readPdf(bytes) : await readImage(bytes);
+      if (!hasText(pages)) {
         throw new DocumentError('no_text_found', 'No text was found in the document, neither in a text layer nor by OCR.', pages.length);
       }
       const document: DocumentText = { pages };
-      const fields = extractFields(document);
       const ocrPages = pages.filter((p) => p.source === 'ocr').length;
       const confidence = fields.length ? Math.round(fields.reduce((sum, f) => sum + f.confidence, 0) / fields.length) : 0;
       options.onExtraction?.({
@@ -108,8 +119,10 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
       });
       return { pages: pages.length, document, fields, confidence, ocrPages };
     },
-    ready: () => pool.ready(),
+    ready: () => pool.ready() && documents.ready(),
     queueDepth: () => pool.queueDepth(),
-    close: () => pool.close(),
+    async close() {
+      await Promise.all([pool.close(), documents.close()]);
+    },
   };
 }

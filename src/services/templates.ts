@@ -6,8 +6,8 @@ import type { Template } from '../store/templates.js';
 import { validateTemplate } from '../templates/validate.js';
 import { builtinTemplates } from '../templates/builtin.js';
 import { toTemplate } from '../templates/resource.js';
-import { applyTemplate, mergeFields, selectTemplate } from '../templates/engine.js';
-import { templateText } from '../templates/text.js';
+import { mergeFields } from '../templates/engine.js';
+import type { TemplateRunner } from '../templates/runner.js';
 import type { PipelineResult, TemplateApplier } from './extractions.js';
 
 type TemplateCreate = components['schemas']['TemplateCreate'];
@@ -20,8 +20,8 @@ function aggregateConfidence(fields: { confidence: number }[], fallback: number)
   return fields.reduce((sum, f) => sum + f.confidence, 0) / fields.length;
 }
 
-/** Workspace templates plus the read-only built-in ones, and their use in extractions. */
-export function templateService(store: Store) {
+/** Workspace templates plus the read-only built-in ones, and their use in extractions (matched and applied by `runner`). */
+export function templateService(store: Store, runner: TemplateRunner) {
   const builtins = builtinTemplates();
   const byId = new Map(builtins.map((t) => [t.id, t]));
 
@@ -40,9 +40,10 @@ export function templateService(store: Store) {
       return isBuiltinId(id) ? byId.has(id) : (await store.templates.get(workspaceId, id)) !== undefined;
     },
     async apply(workspaceId, templateId, result: PipelineResult) {
-      const template = templateId ? await get(workspaceId, templateId) : selectTemplate(await all(workspaceId), templateText(result.document).text);
+      const candidates = templateId ? [await get(workspaceId, templateId)] : await all(workspaceId);
+      const { template, fields: found } = await runner.run(candidates, result.document, { select: !templateId, pages: result.pages });
       if (!template) return { templateId: null, fields: result.fields, confidence: result.confidence };
-      const fields = mergeFields(applyTemplate(template, result.document), result.fields);
+      const fields = mergeFields(found, result.fields);
       return { templateId: template.id, fields, confidence: aggregateConfidence(fields, result.confidence) };
     },
   };

@@ -22,23 +22,46 @@ export type TemplateRules = Pick<TemplateCreate, 'name' | 'keywords' | 'exclude_
 const CONFIDENCE = { static: 99, regex: 97, lines: 95, label: 93, currency: 90 } as const;
 
 /**
+ * What a template's patterns are doing, reported before each rule runs: the patterns are the
+ * tenant's, so one of them may never finish, and whoever stops it can then name the rule.
+ * `step` is a field's index in `fields`, or one of the STEP_ constants.
+ */
+export type OnStep = (step: number) => void;
+export const STEP_REPLACE = -1;
+export const STEP_KEYWORDS = -2;
+export const STEP_EXCLUDE = -3;
+
+/** The rule a step stands for, as the template names it. */
+export function stepName(t: TemplateRules, step: number): string {
+  if (step === STEP_REPLACE) return 'options.replace';
+  if (step === STEP_KEYWORDS) return 'keywords';
+  if (step === STEP_EXCLUDE) return 'exclude_keywords';
+  return Object.keys(t.fields)[step] ?? `rule ${step + 1}`;
+}
+
+/**
  * Every keyword (a regex) found in the prepared text and no exclude keyword, as invoice2data
  * decides. Keywords lose their spaces when the text does (`remove_whitespace`), or "WS Retail"
  * could never match.
  */
-export function matchesTemplate(t: TemplateRules, text: string): boolean {
+export function matchesTemplate(t: TemplateRules, text: string, onStep?: OnStep): boolean {
   const options = t.options ?? {};
+  onStep?.(STEP_REPLACE);
   const prepared = prepare(text.slice(0, MAX_TEMPLATE_TEXT), options);
   const found = (source: string) => cachedPattern(options.remove_whitespace ? source.replace(/ +/g, '') : source).regex.test(prepared);
-  return t.keywords.every(found) && !(t.exclude_keywords ?? []).some(found);
+  onStep?.(STEP_KEYWORDS);
+  if (!t.keywords.every(found)) return false;
+  onStep?.(STEP_EXCLUDE);
+  return !(t.exclude_keywords ?? []).some(found);
 }
 
 /**
  * The template to use among `templates`: those matching `text` when it is given, then the
- * highest priority, the workspace's own before built-in ones, the newest.
+ * highest priority, the workspace's own before built-in ones, the newest. `onStep` is told which
+ * template is being tried (its index in `templates`) and where in it.
  */
-export function selectTemplate<T extends Template>(templates: T[], text?: string): T | undefined {
-  const candidates = text === undefined ? templates : templates.filter((t) => matchesTemplate(t, text));
+export function selectTemplate<T extends Template>(templates: T[], text?: string, onStep?: (template: number, step: number) => void): T | undefined {
+  const candidates = text === undefined ? templates : templates.filter((t, i) => matchesTemplate(t, text, onStep && ((step) => onStep(i, step))));
   return [...candidates].sort(
     (a, b) =>
       b.priority - a.priority ||
@@ -217,13 +240,15 @@ function dateOrder(options: TemplateOptions, text: string): DateOrder {
 }
 
 /** Runs every rule of the template on the document; fields a rule does not find are left out. */
-export function applyTemplate(t: TemplateRules, doc: DocumentText): FoundField[] {
+export function applyTemplate(t: TemplateRules, doc: DocumentText, onStep?: OnStep): FoundField[] {
   const options = t.options ?? {};
+  onStep?.(STEP_REPLACE);
   const text = templateText(doc, options);
   const ctx: Context = { t, doc, text, dateOrder: dateOrder(options, text.text) };
   const fields: FoundField[] = [];
   const missing: string[] = [];
-  for (const [name, field] of Object.entries(t.fields)) {
+  for (const [index, [name, field]] of Object.entries(t.fields).entries()) {
+    onStep?.(index);
     const found = PARSERS[field.parser](ctx, name, field);
     if (found.length === 0 && field.required !== false) missing.push(name);
     fields.push(...found);

@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { DocumentError } from '../../src/errors.js';
 import { decodeFile } from '../../src/extraction/input.js';
 import { createPipeline, type ExtractionInfo, type Pipeline, type PipelineResult } from '../../src/extraction/pipeline.js';
@@ -19,7 +20,7 @@ import {
 } from '../fixtures/documents.js';
 import { brokenPagePdf } from '../hostile/pdf-builder.js';
 
-const config = { maxPages: 5, maxImagePixels: 40_000_000, ocrTimeoutMs: 60_000, ocrWorkers: 2, ocrQueueMax: 8 };
+const config = { ...loadConfig({}), maxPages: 5, maxImagePixels: 40_000_000, ocrTimeoutMs: 60_000, ocrWorkers: 2, ocrQueueMax: 8 };
 const seen: ExtractionInfo[] = [];
 let pipeline: Pipeline;
 let euPdf: Buffer;

@@ -1,0 +1,138 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { DocumentError } from '../errors.js';
+import { createWorkerPool, WorkerStopped, type Job } from '../workers/pool.js';
+import type { OpenRequest } from './document-worker.js';
+import { packDocument, unpackLines, type PackedLines } from './packed-lines.js';
+import type { DocumentText, FoundField, GrayImage, Line, PageText } from './types.js';
+
+export type DocumentPoolConfig = Pick<
+  Config,
+  'maxPages' | 'maxImagePixels' | 'documentWorkers' | 'documentQueueMax' | 'documentTimeoutMs' | 'documentWorkerHeapMb' | 'pdfDecodedRatio' | 'pdfDecodedMinMb'
+>;
+
+/** A PDF open in a document worker, which it keeps until it is closed. */
+export interface OpenPdf {
+  pageCount: number;
+  /** The page's text layer in lines, or null when it has too little text to trust. */
+  lines(pageNumber: number): Promise<Line[] | null>;
+  /** The page rendered for OCR at 300 dpi, or less when that would exceed the pixel limit. */
+  render(pageNumber: number): Promise<GrayImage>;
+  /**
+   * The fields of the document read: found in the worker from the text layers it read, so that
+   * the document need not be sent back; only the pages OCR read are.
+   */
+  fields(ocrPages: PageText[]): Promise<FoundField[]>;
+  close(): Promise<void>;
+}
+
+export interface DocumentPool {
+  openPdf(bytes: Buffer): Promise<OpenPdf>;
+  /** The fields the generic finders see in a document not read from a PDF (an image); it was admitted, so this waits rather than being refused. */
+  fields(document: DocumentText): Promise<FoundField[]>;
+  /** True once a worker can take a document. */
+  ready(): boolean;
+  close(): Promise<void>;
+}
+
+const MB = 1024 * 1024;
+/** A stream may decode to as much as the largest image the pixel limit allows, at 4 bytes a pixel (RGBA or CMYK). */
+const BYTES_PER_PIXEL = 4;
+
+/**
+ * Work whose cost the tenant's document decides, off the event loop: each PDF is opened, checked
+ * (./pdf-streams.ts), read, laid out and rendered by pdf.js in a worker of its own, and a document's
+ * fields are found in one; the main thread only passes requests and answers. Each job may keep its
+ * worker busy `documentTimeoutMs` in all, in a capped heap; a worker that overruns or runs out of
+ * memory is replaced and the document fails as `document_too_complex`.
+ */
+export function createDocumentPool(config: DocumentPoolConfig, logger?: Logger): DocumentPool {
+  const pool = createWorkerPool({
+    name: 'document',
+    entry: new URL('./document-worker.ts', import.meta.url),
+    workers: config.documentWorkers,
+    queueMax: config.documentQueueMax,
+    heapMb: config.documentWorkerHeapMb,
+    logger,
+  });
+
+  /** `doing` completes "... took more than N ms": what the job was, for the message. */
+  function failure(err: unknown, doing: string, pages?: number): unknown {
+    if (!(err instanceof WorkerStopped)) return err;
+    switch (err.reason) {
+      case 'timeout':
+        return new DocumentError('document_too_complex', `${doing} took more than ${config.documentTimeoutMs} ms, the time a document may take, and was stopped.`, pages);
+      case 'out_of_memory':
+        return new DocumentError('document_too_complex', `${doing} needed more than the ${config.documentWorkerHeapMb} MB of memory a document may use, and was stopped.`, pages);
+      case 'closed':
+        return new DocumentError('interrupted', 'The service is shutting down.', pages);
+      default:
+        return new DocumentError('unreadable_document', `${doing} failed: ${err.message}.`, pages);
+    }
+  }
+
+  /** A worker for a new document (`continuation` false: refused past the queue's bound), or a further job for one already admitted. */
+  async function acquire(doing: string, continuation: boolean, pages?: number): Promise<Job> {
+    return pool.acquire(config.documentTimeoutMs, { continuation }).catch((err: unknown) => {
+      throw failure(err, doing, pages);
+    });
+  }
+
+  return {
+    async openPdf(bytes) {
+      const doing = 'Reading the PDF';
+      const job = await acquire(doing, false);
+      const call = <T>(type: string, payload: unknown) =>
+        job.call<T>(type, payload).catch((err: unknown) => {
+          throw failure(err, doing);
+        });
+      const request: OpenRequest = {
+        bytes,
+        limits: {
+          maxPages: config.maxPages,
+          maxImagePixels: config.maxImagePixels,
+          maxDecodedBytes: Math.max(config.pdfDecodedMinMb * MB, config.pdfDecodedRatio * bytes.length),
+          maxStreamBytes: config.maxImagePixels * BYTES_PER_PIXEL,
+        },
+      };
+      let pageCount: number;
+      try {
+        pageCount = await call<number>('open', request);
+      } catch (err) {
+        job.release();
+        throw err;
+      }
+      return {
+        pageCount,
+        async lines(pageNumber) {
+          const packed = await call<PackedLines | null>('lines', pageNumber);
+          return packed && unpackLines(packed);
+        },
+        async render(pageNumber) {
+          const image = await call<GrayImage>('render', pageNumber);
+          // Moved across threads, the image arrives as a plain Uint8Array; tesseract.js wants a Buffer.
+          return { ...image, pgm: Buffer.from(image.pgm.buffer, image.pgm.byteOffset, image.pgm.byteLength) };
+        },
+        fields: (ocrPages) => call<FoundField[]>('pdfFields', packDocument({ pages: ocrPages })),
+        async close() {
+          await call('close', null).catch(() => undefined);
+          job.release();
+        },
+      };
+    },
+    async fields(document) {
+      const doing = 'Finding the fields in the document';
+      const pages = document.pages.length;
+      const job = await acquire(doing, true, pages);
+      try {
+        return await job.call<FoundField[]>('fields', packDocument(document));
+      } catch (err) {
+        throw failure(err, doing, pages);
+      } finally {
+        job.release();
+      }
+    },
+    ready: () => pool.ready(),
+    close: () => pool.close(),
+  };
+}

@@ -1,0 +1,75 @@
+import { serve, Transfer } from '../workers/serve.js';
+import { extractFields } from './fields.js';
+import { wordsToLines } from './layout.js';
+import { openPdf, type PdfDocument, type PdfLimits } from './pdf.js';
+import { packLines, unpackDocument, type PackedDocument, type PackedLines } from './packed-lines.js';
+import { checkStreams, type StreamLimits } from './pdf-streams.js';
+import type { GrayImage, Line, PageText } from './types.js';
+
+/** What the main thread sends to open a PDF in this worker. */
+export interface OpenRequest {
+  bytes: Uint8Array;
+  limits: PdfLimits & StreamLimits;
+}
+
+/** The PDF this worker holds open: one at a time, for the job that opened it. */
+let doc: PdfDocument | null = null;
+/** The text layers read so far, by page number, kept so that the fields can be found here without the main thread sending the document back. */
+const textLayers = new Map<number, Line[]>();
+
+function current(): PdfDocument {
+  if (!doc) throw new Error('no document is open');
+  return doc;
+}
+
+/** A buffer of its own, so that it can be moved to the main thread without taking a shared pool with it. */
+function own(bytes: Buffer): Buffer {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;
+  return Buffer.from(bytes);
+}
+
+/**
+ * A document worker: everything whose cost the document decides runs here, off the event loop:
+ * the stream pre-check, pdf.js, laying a text layer out in lines, and finding the fields.
+ */
+serve({
+  async open({ bytes, limits }: OpenRequest) {
+    await doc?.close();
+    doc = null;
+    textLayers.clear();
+    const file = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    await checkStreams(file, limits);
+    doc = await openPdf(file, limits);
+    return doc.pageCount;
+  },
+  async lines(pageNumber: number) {
+    const words = await current().words(pageNumber);
+    if (!words) return null;
+    const lines = wordsToLines(words);
+    textLayers.set(pageNumber, lines);
+    const packed = packLines(lines);
+    return new Transfer<PackedLines>(packed, [packed.numbers.buffer as ArrayBuffer]);
+  },
+  /** The open PDF's fields: its text layers as read here, and the pages OCR read instead. */
+  pdfFields(ocrPages: PackedDocument) {
+    const ocr = new Map(unpackDocument(ocrPages).pages.map((p) => [p.number, p]));
+    const pages: PageText[] = [];
+    for (let n = 1; n <= current().pageCount; n += 1) {
+      const lines = textLayers.get(n);
+      if (lines) pages.push({ number: n, source: 'text_layer', lines });
+      else if (ocr.has(n)) pages.push(ocr.get(n)!);
+    }
+    return extractFields({ pages });
+  },
+  async render(pageNumber: number) {
+    const image = await current().render(pageNumber);
+    const pgm = own(image.pgm);
+    return new Transfer<GrayImage>({ ...image, pgm }, [pgm.buffer as ArrayBuffer]);
+  },
+  async close() {
+    await doc?.close();
+    doc = null;
+    textLayers.clear();
+  },
+  fields: (document: PackedDocument) => extractFields(unpackDocument(document)),
+});

@@ -1,0 +1,47 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { DocumentError } from '../errors.js';
+import type { Reply, Request, SerializedError } from './protocol.js';
+
+/** A handler's answer with the buffers to move to the main thread rather than copy. */
+export class Transfer<T> {
+  constructor(
+    readonly value: T,
+    readonly list: ArrayBuffer[],
+  ) {}
+}
+
+/**
+ * A job's handler: `progress` is shared with the main thread, which reads it when the job overruns
+ * and the worker has been stopped, so that the failure can say what the job was doing.
+ */
+export type Handler = (payload: never, progress: Int32Array) => unknown;
+
+function serialize(err: unknown): SerializedError {
+  if (err instanceof DocumentError) return { name: err.name, message: err.message, code: err.code, pages: err.pages };
+  return { name: (err as Error)?.name ?? 'Error', message: (err as Error)?.message ?? String(err) };
+}
+
+/** The worker side of a pool: answers the main thread's requests with `handlers`, by request type. */
+export function serve(handlers: Record<string, Handler>): void {
+  const port = parentPort!;
+  const progress = new Int32Array(workerData.progress as SharedArrayBuffer);
+  port.on('message', async ({ id, type, payload }: Request) => {
+    let reply: Reply;
+    let list: ArrayBuffer[] = [];
+    try {
+      const handler = handlers[type];
+      if (!handler) throw new Error(`no handler for ${type}`);
+      const value = await handler(payload as never, progress);
+      if (value instanceof Transfer) {
+        reply = { id, ok: true, value: value.value };
+        list = value.list;
+      } else {
+        reply = { id, ok: true, value };
+      }
+    } catch (err) {
+      reply = { id, ok: false, error: serialize(err) };
+    }
+    port.postMessage(reply, list);
+  });
+  port.postMessage({ ready: true });
+}
