@@ -8,7 +8,7 @@ import { tableColumn } from './tables.js';
 import { UNECE_TABLES, withUneceCode } from './unece.js';
 import { cachedPattern } from './regex.js';
 import { locate, MAX_TEMPLATE_TEXT, prepare, templateText, type Location, type TemplateText } from './text.js';
-import { patternsOf } from './validate.js';
+import { keywordAsMatched, patternsOf } from './validate.js';
 import { coerce, formatAmount, type TypedValue, type ValueContext } from './values.js';
 
 type Template = components['schemas']['Template'];
@@ -48,7 +48,7 @@ export function matchesTemplate(t: TemplateRules, text: string, onStep?: OnStep)
   const options = t.options ?? {};
   onStep?.(STEP_REPLACE);
   const prepared = prepare(text.slice(0, MAX_TEMPLATE_TEXT), options);
-  const found = (source: string) => cachedPattern(options.remove_whitespace ? source.replace(/ +/g, '') : source).regex.test(prepared);
+  const found = (source: string) => cachedPattern(keywordAsMatched(source, options)).regex.test(prepared);
   onStep?.(STEP_KEYWORDS);
   if (!t.keywords.every(found)) return false;
   onStep?.(STEP_EXCLUDE);

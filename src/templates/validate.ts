@@ -25,6 +25,9 @@ export class TemplateError extends Error {
 
 export const patternsOf = (list: RegexList | undefined): string[] => (list === undefined ? [] : Array.isArray(list) ? list : [list]);
 
+/** A keyword as it is matched: without its spaces when the template removes whitespace from the text, or "WS Retail" could never match. */
+export const keywordAsMatched = (source: string, options: { remove_whitespace?: boolean } | undefined): string => (options?.remove_whitespace ? source.replace(/ +/g, '') : source);
+
 function compiled(list: RegexList, path: string): CompiledPattern[] {
   const sources = patternsOf(list);
   return sources.map((source, i) => {
@@ -120,8 +123,10 @@ export function checkField(name: string, field: TemplateField): void {
 
 /** The checks of a template beyond its JSON schema: patterns, group counts, names, formats. */
 export function checkTemplate(t: TemplateCreate): void {
-  compiled(t.keywords, 'keywords');
-  if (t.exclude_keywords?.length) compiled(t.exclude_keywords, 'exclude_keywords');
+  // Checked as they will be matched: "\d* \d* \d*x" is harmless until its spaces go.
+  const asMatched = (list: RegexList): RegexList => (Array.isArray(list) ? list.map((k) => keywordAsMatched(k, t.options)) : keywordAsMatched(list, t.options));
+  compiled(asMatched(t.keywords), 'keywords');
+  if (t.exclude_keywords?.length) compiled(asMatched(t.exclude_keywords), 'exclude_keywords');
   (t.options?.replace ?? []).forEach(([pattern], i) => compiled(pattern!, `options.replace[${i}][0]`));
   checkFormats(t.options?.date_formats, 'options.date_formats');
   const names = Object.keys(t.fields);

@@ -47,6 +47,12 @@ describe('validateTemplate', () => {
     expect(messageOf({ name: 'x', keywords: ['(\\w+\\s?)*$'], fields: { a: { parser: 'static', value: '1' } } })).toMatch(/^keywords\[0\]: .*backtrack/);
   });
 
+  it('checks keywords as they are matched: without their spaces when the template removes whitespace', () => {
+    const keywords = ['\\d* \\d* \\d*x'];
+    expect(() => validateTemplate({ name: 'x', keywords, fields: { a: { parser: 'static', value: '1' } } })).not.toThrow();
+    expect(messageOf({ name: 'x', keywords, options: { remove_whitespace: true }, fields: { a: { parser: 'static', value: '1' } } })).toMatch(/^keywords\[0\]: .*backtrack/);
+  });
+
   it('accepts loops over alternating runs of a set and its complement, which cut the text one way only', () => {
     for (const source of ['^(?P<name>(\\S+(?:\\s\\S+)*))\\s+(?P<qty>\\d+)', '(\\w+(?:\\s+\\S+){1,8})\\s+x', '--- \\w+((?:\\s\\S+)*) ---']) {
       expect(() => compilePattern(source), source).not.toThrow();
