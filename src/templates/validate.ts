@@ -28,10 +28,21 @@ export const patternsOf = (list: RegexList | undefined): string[] => (list === u
 /** A keyword as it is matched: without its spaces when the template removes whitespace from the text, or "WS Retail" could never match. */
 export const keywordAsMatched = (source: string, options: { remove_whitespace?: boolean } | undefined): string => (options?.remove_whitespace ? source.replace(/ +/g, '') : source);
 
+/**
+ * Checking one pattern for backtracking is bounded (about 20 ms at worst), but a template may hold
+ * two thousand; past this much checking on the event loop a template is refused as a whole.
+ */
+const CHECK_BUDGET_MS = 250;
+/** When the template being checked must be done; checking is synchronous, so one template at a time. */
+let checkDeadline = Infinity;
+
 function compiled(list: RegexList, path: string): CompiledPattern[] {
   const sources = patternsOf(list);
   return sources.map((source, i) => {
     const at = Array.isArray(list) ? `${path}[${i}]` : path;
+    if (performance.now() > checkDeadline) {
+      throw new TemplateError(at, `checking the template's patterns took more than ${CHECK_BUDGET_MS} ms; use fewer or simpler patterns`);
+    }
     try {
       return compilePattern(source);
     } catch (err) {
@@ -135,12 +146,18 @@ export function checkTemplate(t: TemplateCreate): void {
   for (const name of names) checkField(name, t.fields[name]!);
 }
 
-/** `checkTemplate` for the API: a problem is `400 invalid_request` naming the member. */
+/**
+ * `checkTemplate` for the API: a problem is `400 invalid_request` naming the member, and a tenant's
+ * template gets a bounded share of the event loop (built-in and converted templates are trusted).
+ */
 export function validateTemplate(t: TemplateCreate): void {
+  checkDeadline = performance.now() + CHECK_BUDGET_MS;
   try {
     checkTemplate(t);
   } catch (err) {
     if (err instanceof TemplateError) throw invalidRequest(err.message);
     throw err;
+  } finally {
+    checkDeadline = Infinity;
   }
 }
