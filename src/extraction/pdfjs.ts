@@ -63,6 +63,9 @@ const natives = [
   [Function.prototype, 'toString', Function.prototype.toString],
 ] as const;
 
+/** pdf.js's two modules, as a worker preloads them (../workers/bootstrap.mjs). */
+export const PDFJS_MODULES = ['pdfjs-dist/legacy/build/pdf.mjs', 'pdfjs-dist/legacy/build/pdf.worker.mjs'];
+
 let loading: Promise<PdfJs> | null = null;
 
 async function load(): Promise<PdfJs> {
