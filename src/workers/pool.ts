@@ -8,6 +8,8 @@ export interface WorkerPoolOptions {
   name: string;
   /** The worker's TypeScript entry, which calls `serve` (./serve.ts). */
   entry: URL;
+  /** JavaScript modules (package specifiers) to load before the TypeScript loader, see ./bootstrap.mjs. */
+  preload?: string[];
   workers: number;
   /** New jobs allowed to wait for a worker; one more is refused with 503. */
   queueMax: number;
@@ -120,7 +122,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   function start(slot: Slot): void {
     const shared = new SharedArrayBuffer(PROGRESS_SLOTS * Int32Array.BYTES_PER_ELEMENT);
     const worker = new Worker(BOOTSTRAP, {
-      workerData: { entry: options.entry.href, progress: shared },
+      workerData: { entry: options.entry.href, preload: options.preload ?? [], progress: shared },
       resourceLimits: { maxOldGenerationSizeMb: options.heapMb },
       // Not the process's own flags (an inspector port, tsx's loader, a test runner's): the bootstrap sets up what the worker needs.
       execArgv: [],

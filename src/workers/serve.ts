@@ -1,5 +1,7 @@
+import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { DocumentError } from '../errors.js';
+import { collectGarbage } from './gc.js';
 import type { Reply, Request, SerializedError } from './protocol.js';
 
 /** A handler's answer with the buffers to move to the main thread rather than copy. */
@@ -19,6 +21,23 @@ export type Handler = (payload: never, progress: Int32Array) => unknown;
 function serialize(err: unknown): SerializedError {
   if (err instanceof DocumentError) return { name: err.name, message: err.message, code: err.code, pages: err.pages };
   return { name: (err as Error)?.name ?? 'Error', message: (err as Error)?.message ?? String(err) };
+}
+
+/** How long a worker waits without a request before it collects its garbage... */
+const IDLE_MS = 1_000;
+/** ...when its heap and buffers take more than this: after a heavy job, not after every small one. */
+const IDLE_COLLECT_BYTES = 64 * 1024 * 1024;
+
+let idleTimer: NodeJS.Timeout | null = null;
+
+/** Gives the memory of the last jobs back once the worker has gone quiet, rather than when the next job happens to allocate. */
+function collectWhenIdle(): void {
+  if (idleTimer) clearTimeout(idleTimer);
+  idleTimer = setTimeout(() => {
+    const heap = v8.getHeapStatistics();
+    if (heap.used_heap_size + heap.external_memory > IDLE_COLLECT_BYTES) collectGarbage();
+  }, IDLE_MS);
+  idleTimer.unref();
 }
 
 /** The worker side of a pool: answers the main thread's requests with `handlers`, by request type. */
@@ -42,6 +61,7 @@ export function serve(handlers: Record<string, Handler>): void {
       reply = { id, ok: false, error: serialize(err) };
     }
     port.postMessage(reply, list);
+    collectWhenIdle();
   });
   port.postMessage({ ready: true });
 }
