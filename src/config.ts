@@ -21,7 +21,7 @@ export interface Config {
   documentWorkers: number;
   /** Documents allowed to wait for a document worker; one more and the request is refused with 503. */
   documentQueueMax: number;
-  /** Time a document worker may spend on one job in all: reading a PDF (opening, text, rendering), or finding fields. */
+  /** Time a document worker may spend on one document in all: a PDF's opening, text layers, renders and fields, or an image's fields. */
   documentTimeoutMs: number;
   documentWorkerHeapMb: number;
   /** A PDF's streams may decode to this many times the file's size in all, and to `pdfDecodedMinMb` whatever its size. */
