@@ -1201,15 +1201,18 @@ class Explanation {
   }
 }
 
-/** Translates, compiles and checks a template pattern; `extraFlags` such as "g" or "gd" for the caller's way of searching. */
-export function compilePattern(source: string, extraFlags = ''): CompiledPattern {
+function translatedRegex(source: string, extraFlags: string): { regex: RegExp; translated: ReturnType<typeof translateMapped> } {
   const translated = translateMapped(source);
-  let regex: RegExp;
   try {
-    regex = new RegExp(translated.source, `${translated.flags}u${extraFlags}`);
+    return { regex: new RegExp(translated.source, `${translated.flags}u${extraFlags}`), translated };
   } catch (err) {
     throw new PatternError(`invalid regular expression: ${(err as Error).message.replace(/^Invalid regular expression: /, '')}`);
   }
+}
+
+/** Translates, compiles and checks a template pattern; `extraFlags` such as "g" or "gd" for the caller's way of searching. */
+export function compilePattern(source: string, extraFlags = ''): CompiledPattern {
+  const { regex, translated } = translatedRegex(source, extraFlags);
   const risk = backtrackingRisk(source, translated);
   if (risk) throw new PatternError(`regular expression may backtrack catastrophically: ${risk}`);
   if (!isLinearSafe(translated.source)) {
@@ -1232,13 +1235,18 @@ const cache = new Map<string, CompiledPattern>();
 /** Bounds the memory of the cache; templates are few, so it is rarely reached. */
 const CACHE_LIMIT = 5000;
 
-/** `compilePattern` for patterns already validated when their template was saved, compiled once. */
+/**
+ * A pattern of a saved template, compiled once, without the save-time check: it was checked when
+ * its template was saved (a template saved before the check grew stricter must keep working), and
+ * matching runs in a template worker whose time budget bounds it.
+ */
 export function cachedPattern(source: string, extraFlags = ''): CompiledPattern {
   const key = `${extraFlags}\u0000${source}`;
   let compiled = cache.get(key);
   if (!compiled) {
     if (cache.size >= CACHE_LIMIT) cache.clear();
-    compiled = compilePattern(source, extraFlags);
+    const { regex, translated } = translatedRegex(source, extraFlags);
+    compiled = { regex, ...groupsOf(translated.source) };
     cache.set(key, compiled);
   }
   return compiled;
