@@ -78,5 +78,5 @@ export function extractFields(doc: DocumentText): FoundField[] {
   const documentType: FoundField = { field: 'document_type', value: ctx.documentType, confidence: ctx.documentType === 'invoice' ? 70 : 80, explanation: `read as ${ctx.documentType.replace('_', ' ')}: ${ctx.documentTypeSays}` };
   const sum = lineItemSum(items);
   const amounts = items.flatMap((item) => (item.cells.amount ? [Number(item.cells.amount.value)] : []));
-  return [documentType, ...resolve(candidates, ctx, sum === null ? null : { sum, amounts }), ...lineItemFields(items), ...otherLabelledFields(ctx)];
+  return [...resolve(candidates, ctx, sum === null ? null : { sum, amounts }), documentType, ...lineItemFields(items), ...otherLabelledFields(ctx)];
 }
