@@ -112,6 +112,21 @@ export interface ParsedAmount {
 }
 
 /**
+ * Where the decimal mark of a number written with ',' and '.' is: with both, the last one; a single
+ * separator followed by exactly three digits is a thousands separator (`threeAfter`), since
+ * invoices show cents with two digits. `at` is -1 when there is no decimal mark.
+ */
+export function decimalMark(raw: string): { at: number; threeAfter: boolean } {
+  const lastComma = raw.lastIndexOf(',');
+  const lastDot = raw.lastIndexOf('.');
+  if (lastComma >= 0 && lastDot >= 0) return { at: Math.max(lastComma, lastDot), threeAfter: false };
+  const sep = lastComma >= 0 ? ',' : lastDot >= 0 ? '.' : null;
+  if (!sep || raw.split(sep).length - 1 !== 1) return { at: -1, threeAfter: false };
+  const at = raw.lastIndexOf(sep);
+  return raw.length - at - 1 === 3 ? { at: -1, threeAfter: true } : { at, threeAfter: false };
+}
+
+/**
  * Reads the first amount in `text`. With both ',' and '.' present the last one is the decimal
  * mark; a single separator followed by exactly three digits is a thousands separator
  * ("1.234" and "1,234" both mean 1234), since invoices show cents with two digits.
@@ -123,18 +138,7 @@ export function parseAmount(text: string): ParsedAmount | null {
   if (!m) return null;
   const raw = m[2]!;
   const negative = m[1] === '-' || (m[1] === '(' && m[3] === ')');
-  const lastComma = raw.lastIndexOf(',');
-  const lastDot = raw.lastIndexOf('.');
-  let decimalAt = -1;
-  if (lastComma >= 0 && lastDot >= 0) decimalAt = Math.max(lastComma, lastDot);
-  else {
-    const sep = lastComma >= 0 ? ',' : lastDot >= 0 ? '.' : null;
-    if (sep) {
-      const count = raw.split(sep).length - 1;
-      const digitsAfter = raw.length - raw.lastIndexOf(sep) - 1;
-      if (count === 1 && digitsAfter !== 3) decimalAt = raw.lastIndexOf(sep);
-    }
-  }
+  const decimalAt = decimalMark(raw).at;
   const intPart = (decimalAt >= 0 ? raw.slice(0, decimalAt) : raw).replace(/[.,]/g, '');
   const fraction = decimalAt >= 0 ? raw.slice(decimalAt + 1) : '';
   const value = centsString(intPart, fraction, negative);

@@ -1,6 +1,6 @@
 import { union } from '../layout.js';
 import { median } from '../median.js';
-import { currencyOf, parseAmount } from '../normalise.js';
+import { currencyOf, decimalMark, parseAmount } from '../normalise.js';
 import type { Box, DocumentText, FoundField, Line, PageText, Word } from '../types.js';
 import { endLabel, findHeader, mentionsEnd, NUMERIC_KINDS, span, type Column, type ColumnKind } from './line-items-header.js';
 
@@ -492,21 +492,10 @@ function decimalOf(text: string): { value: number; alternative?: number } | null
   const raw = m[0].replace(/[.,'’\u00a0\u202f]+$/, '');
   const negative = raw.startsWith('-') || raw.startsWith('−') || /\d-$/.test(text.trim()) || /^\(.*\)$/.test(text.trim());
   const digits = raw.replace(/^[-−]/, '');
-  const lastComma = digits.lastIndexOf(',');
-  const lastDot = digits.lastIndexOf('.');
-  let decimalAt = -1;
-  let alternative: number | undefined;
   const plain = (s: string) => Number(s.replace(/[^\d]/g, ''));
-  if (lastComma >= 0 && lastDot >= 0) decimalAt = Math.max(lastComma, lastDot);
-  else {
-    const sep = lastComma >= 0 ? ',' : lastDot >= 0 ? '.' : null;
-    if (sep) {
-      const count = digits.split(sep).length - 1;
-      const after = digits.length - digits.lastIndexOf(sep) - 1;
-      if (count === 1 && after !== 3) decimalAt = digits.lastIndexOf(sep);
-      else if (count === 1 && after === 3) alternative = Number(`${plain(digits.slice(0, digits.lastIndexOf(sep)))}.${digits.slice(-3)}`);
-    }
-  }
+  const { at: decimalAt, threeAfter } = decimalMark(digits);
+  // "1,000" read as a thousand, or as one with three decimals: the caller keeps whichever multiplies out.
+  const alternative = threeAfter ? Number(`${plain(digits.slice(0, -4))}.${digits.slice(-3)}`) : undefined;
   const value = decimalAt >= 0 ? Number(`${plain(digits.slice(0, decimalAt))}.${digits.slice(decimalAt + 1)}`) : plain(digits);
   const sign = negative ? -1 : 1;
   return { value: sign * value, alternative: alternative === undefined ? undefined : sign * alternative };
