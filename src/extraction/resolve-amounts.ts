@@ -18,6 +18,8 @@ interface Hypothesis extends Chosen {
   amount: number;
   /** Made from the cash tendered and the change, which therefore cannot confirm it. */
   fromPayment?: boolean;
+  /** The labelled total this hypothesis adds a rounding adjustment to. */
+  beforeRounding?: number;
 }
 
 const byScore = (a: { candidate: Candidate; support: number }, b: { candidate: Candidate; support: number }) => b.candidate.score + b.support - (a.candidate.score + a.support);
@@ -55,7 +57,7 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
         const amount = Math.round((t.amount! + r.amount!) * 100) / 100;
         // What is paid is the total after its rounding adjustment.
         const adjusted = !agree(r.amount!, 0);
-        return { candidate: { ...t, value: money(amount), amount }, amount, support: adjusted ? 0.05 : 0, notes: [`${t.value} with the rounding ${r.value}`] };
+        return { candidate: { ...t, value: money(amount), amount }, amount, beforeRounding: t.amount!, support: adjusted ? 0.05 : 0, notes: [`${t.value} with the rounding ${r.value}`] };
       }),
     ),
     ...unlabelled.map((a) => ({ candidate: a, amount: a.amount!, support: 0, notes: [] as string[] })),
@@ -98,7 +100,12 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
       h.support += 0.15;
       h.notes.push('equals the sum of the line items');
     }
-    if (h.candidate.field === 'total_amount' && h.amount === largest && distinct.size > 1) h.support += 0.05;
+    if (h.candidate.field === 'total_amount' && (h.beforeRounding ?? h.amount) === largest && distinct.size > 1) h.support += 0.05;
+    // A till prints the rounded total under the rounding line, often without a label of its own.
+    if (h.beforeRounding !== undefined && h.beforeRounding !== h.amount && unlabelled.some((a) => agree(a.amount!, h.amount))) {
+      h.support += 0.15;
+      h.notes.push('printed after the rounding');
+    }
     if (receipt && h.amount === largestPrinted && h.candidate.field !== 'amount') {
       h.support += 0.1;
       h.notes.push('the largest amount on the receipt apart from the cash tendered');

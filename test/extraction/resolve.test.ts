@@ -94,6 +94,12 @@ describe('receipts', () => {
     expect(found.get('total_amount')).toMatchObject({ value: '42.40', explanation: "label 'TOTAL' on page 1, value to the right; 42.42 with the rounding -0.02; equals 50.00 tendered minus 7.60 change" });
   });
 
+  it('takes the rounded total printed under the rounding line, though a larger labelled count stands beside the total', () => {
+    const found = fields(tillRoll(['INDAH GIFT SDN BHD', '19/10/2018 20:49', ['TOTAL QTY', '2'], ['TOTAL AMT', '60.31'], ['ROUNDING ADJ', '-0.01'], ['RM', '60.30']]));
+    expect(found.get('total_amount')).toMatchObject({ value: '60.30' });
+    expect(found.get('total_amount')!.explanation).toContain('60.31 with the rounding -0.01; printed after the rounding');
+  });
+
   it('confirms the receipt’s rounded total by subtotal + tax with the rounding, and by cash minus change', () => {
     const total = fields(MY_RECEIPT).get('total_amount')!;
     expect(total.value).toBe('42.40');
