@@ -314,6 +314,22 @@ export interface components {
             file_name: string;
             content_type?: components["schemas"]["ContentType"];
             template_id?: components["schemas"]["TemplateId"];
+            /**
+             * @description Documented addition. The languages of the document, ISO 639-1 codes,
+             *     the likeliest first: scanned pages are read by OCR in these languages
+             *     (English, German, French, Spanish, Italian, Dutch, Portuguese, Polish),
+             *     so their accents and umlauts come out exactly. Each must be one of the
+             *     server's `OCR_LANGUAGES` (all eight by default), else the answer is 400.
+             *     Without it, the template's `options.languages` are used when a
+             *     `template_id` is given, else every page is read in the server's first
+             *     language and, when its words show another of the server's languages,
+             *     read again in that language. Text-layer PDFs are not affected.
+             * @example [
+             *       "de",
+             *       "en"
+             *     ]
+             */
+            languages?: ("en" | "de" | "fr" | "es" | "it" | "nl" | "pt" | "pl")[];
         };
         Extraction: {
             id: components["schemas"]["ExtractionId"];

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { isOcrLanguage, OCR_LANGUAGES, type OcrLanguage } from './extraction/ocr-languages.js';
 
 /** Every environment variable the service reads, parsed and checked once at start. */
 export interface Config {
@@ -17,6 +18,11 @@ export interface Config {
   ocrTimeoutMs: number;
   ocrWorkers: number;
   ocrQueueMax: number;
+  /**
+   * Languages OCR may read, the first the one every page is read in first; a page whose words
+   * show another of them is read again in it. A request or template may name others of these.
+   */
+  ocrLanguages: OcrLanguage[];
   /** Worker threads that read PDFs and find fields; each holds one document at a time. */
   documentWorkers: number;
   /** Documents allowed to wait for a document worker; one more and the request is refused with 503. */
@@ -57,6 +63,17 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const value = Number(raw.trim());
   if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
   return value;
+}
+
+function ocrLanguages(env: Env): OcrLanguage[] {
+  const raw = env.OCR_LANGUAGES?.trim();
+  if (!raw) return Object.keys(OCR_LANGUAGES) as OcrLanguage[];
+  const codes = [...new Set(raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean))];
+  const unknown = codes.filter((c) => !isOcrLanguage(c));
+  if (!codes.length || unknown.length) {
+    throw new ConfigError(`OCR_LANGUAGES must list languages of ${Object.keys(OCR_LANGUAGES).join(', ')}, got "${raw}"`);
+  }
+  return codes as OcrLanguage[];
 }
 
 function boolean(env: Env, name: string, fallback: boolean): boolean {
@@ -104,6 +121,7 @@ export function loadConfig(env: Env = process.env): Config {
     // 12 to 43 ms on two CPUs while scans were read.
     ocrWorkers: integer(env, 'OCR_WORKERS', Math.max(1, cpus - 1), 1, 64),
     ocrQueueMax: integer(env, 'OCR_QUEUE_MAX', 8, 0, 10_000),
+    ocrLanguages: ocrLanguages(env),
     // At least two, so that a PDF waiting on OCR (it keeps its worker) does not hold up every text PDF.
     documentWorkers: integer(env, 'DOCUMENT_WORKERS', Math.max(2, cpus), 1, 64),
     documentQueueMax: integer(env, 'DOCUMENT_QUEUE_MAX', 16, 0, 10_000),

@@ -71,7 +71,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     config,
     logger,
     templates: templates.applier,
-    extractor: { decode: (body) => decodeFile(body), extract: (file) => pipeline.extract(file) },
+    extractor: { decode: (body) => decodeFile(body), extract: (file, languages) => pipeline.extract({ ...file, languages }) },
   });
 
   const app = await createApp({

@@ -1,9 +1,8 @@
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import type { Worker as Thread } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type Tesseract from 'tesseract.js';
 import { DocumentError, serviceUnavailable } from '../errors.js';
+import { languageDataDir, tesseractLanguages, type OcrLanguage } from './ocr-languages.js';
 import { toWords } from './ocr-words.js';
 import type { GrayImage, Word } from './types.js';
 
@@ -12,6 +11,8 @@ export interface OcrPoolOptions {
   /** Jobs allowed to wait for a worker; one more and the request is refused with 503. */
   queueMax: number;
   timeoutMs: number;
+  /** The languages a worker is started with, and a job reads with unless it names others; English by default. */
+  languages?: OcrLanguage[];
   logger?: Logger;
 }
 
@@ -21,6 +22,8 @@ export interface RecognizeOptions {
    * document is not failed half-way; each document has at most one page waiting at a time.
    */
   continuation?: boolean;
+  /** The languages to read the page in, the likeliest first; the pool's own by default. */
+  languages?: OcrLanguage[];
 }
 
 export interface OcrPool {
@@ -36,6 +39,8 @@ export interface OcrPool {
 
 interface Job {
   image: GrayImage;
+  /** tesseract's name of the languages to read in: `deu+eng`. */
+  languages: string;
   resolve(words: Word[]): void;
   reject(err: Error): void;
 }
@@ -43,14 +48,16 @@ interface Job {
 interface Slot {
   state: 'starting' | 'idle' | 'busy' | 'down';
   worker: Tesseract.Worker | null;
+  /** The languages the worker's models are loaded for, in tesseract's naming. */
+  languages: string;
   /** Fails the running job when its worker dies underneath it or the pool closes. */
   abort: ((err: Error) => void) | null;
 }
 
 const RETRY_START_MS = 5_000;
 
-const require = createRequire(import.meta.url);
-const langPath = path.join(path.dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
+/** tesseract's parameters for every page: the models' resolution, as rendered pages and prepared images are about 300 dpi. */
+const PARAMETERS = { user_defined_dpi: '300' };
 
 /**
  * A fixed set of tesseract.js workers (each a worker thread, so OCR never blocks the event loop),
@@ -59,7 +66,10 @@ const langPath = path.join(path.dirname(require.resolve('@tesseract.js-data/eng/
  */
 export function createOcrPool(options: OcrPoolOptions): OcrPool {
   const { logger } = options;
-  const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({ state: 'down', worker: null, abort: null }));
+  const defaultLanguages = options.languages ?? ['en'];
+  const startLanguages = tesseractLanguages(defaultLanguages);
+  const langPath = languageDataDir();
+  const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({ state: 'down', worker: null, languages: startLanguages, abort: null }));
   const queue: Job[] = [];
   let closed = false;
   let replaced = 0;
@@ -72,14 +82,14 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
     try {
       tesseract ??= import('tesseract.js').then((m) => (m.default ?? m) as typeof Tesseract);
       const { createWorker, OEM } = await tesseract;
-      const worker = await createWorker('eng', OEM.LSTM_ONLY, {
+      const worker = await createWorker(startLanguages, OEM.LSTM_ONLY, {
         langPath,
         gzip: true,
         cacheMethod: 'none',
         // Without a handler tesseract.js rethrows a job's failure inside its message listener, which would crash the process.
         errorHandler: (err: unknown) => logger?.warn({ err }, 'OCR worker reported an error'),
       });
-      await worker.setParameters({ user_defined_dpi: '300' });
+      await worker.setParameters(PARAMETERS);
       if (closed) {
         await worker.terminate();
         return;
@@ -95,6 +105,7 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
       thread.on('error', crashed);
       thread.on('exit', (code) => crashed(new Error(`OCR worker thread exited with code ${code}`)));
       slot.worker = worker;
+      slot.languages = startLanguages;
       slot.state = 'idle';
     } catch (err) {
       slot.state = 'down';
@@ -140,7 +151,15 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
       });
     }, options.timeoutMs);
     slot.abort = (err) => finish(() => job.reject(err));
-    worker.recognize(job.image.pgm, {}, { blocks: true, text: false }).then(
+    // Another language set is loaded into the worker that is free rather than kept waiting for one that has it.
+    const loaded =
+      slot.languages === job.languages
+        ? Promise.resolve()
+        : tesseract!.then(({ OEM }) => worker.reinitialize(job.languages, OEM.LSTM_ONLY)).then(async () => {
+            slot.languages = job.languages;
+            await worker.setParameters(PARAMETERS);
+          });
+    loaded.then(() => worker.recognize(job.image.pgm, {}, { blocks: true, text: false })).then(
       (result) =>
         finish(() => {
           slot.abort = null;
@@ -158,16 +177,16 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
   }
 
   function dispatch(): void {
-    for (const slot of slots) {
-      if (!queue.length) return;
-      if (slot.state === 'idle') run(slot, queue.shift()!);
+    for (let idle = slots.filter((s) => s.state === 'idle'); idle.length && queue.length; idle = slots.filter((s) => s.state === 'idle')) {
+      const job = queue.shift()!;
+      run(idle.find((s) => s.languages === job.languages) ?? idle[0]!, job);
     }
   }
 
   for (const slot of slots) void start(slot);
 
   return {
-    recognize(image, { continuation = false } = {}) {
+    recognize(image, { continuation = false, languages = defaultLanguages } = {}) {
       if (closed) return Promise.reject(new DocumentError('interrupted', 'The service is shutting down.'));
       const idle = slots.some((s) => s.state === 'idle');
       if (!continuation && !idle && queue.length >= options.queueMax) {
@@ -176,7 +195,7 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
         return Promise.reject(serviceUnavailable(`The OCR queue is full; retry in ${seconds} seconds.`, seconds));
       }
       return new Promise<Word[]>((resolve, reject) => {
-        queue.push({ image, resolve, reject });
+        queue.push({ image, languages: tesseractLanguages(languages), resolve, reject });
         dispatch();
       });
     },

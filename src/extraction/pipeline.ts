@@ -3,10 +3,12 @@ import type { Config } from '../config.js';
 import { DocumentError } from '../errors.js';
 import { prepareImage } from './image.js';
 import { wordsToLines } from './layout.js';
+import type { OcrLanguage } from './ocr-languages.js';
 import { createOcrPool } from './ocr-pool.js';
+import { pageLanguage } from './page-language.js';
 import { createDocumentPool, type DocumentPoolConfig } from './document-pool.js';
 import { readAhead } from './read-ahead.js';
-import type { ContentType, DocumentText, FoundField, PageText, Word } from './types.js';
+import type { ContentType, DocumentText, FoundField, GrayImage, PageText, Word } from './types.js';
 
 export interface PipelineResult {
   pages: number;
@@ -32,7 +34,8 @@ export interface PipelineOptions {
 }
 
 export interface Pipeline {
-  extract(input: { bytes: Buffer; contentType: ContentType }): Promise<PipelineResult>;
+  /** `languages`: what OCR reads the pages in, the likeliest first; by default the server's first language, then the one a page's words show. */
+  extract(input: { bytes: Buffer; contentType: ContentType; languages?: OcrLanguage[] }): Promise<PipelineResult>;
   /** True once OCR and the document workers can take work. */
   ready(): boolean;
   /** OCR jobs waiting for a worker. */
@@ -40,7 +43,7 @@ export interface Pipeline {
   close(): Promise<void>;
 }
 
-export type PipelineConfig = Pick<Config, 'maxPages' | 'maxImagePixels' | 'ocrTimeoutMs' | 'ocrWorkers' | 'ocrQueueMax'> & DocumentPoolConfig;
+export type PipelineConfig = Pick<Config, 'maxPages' | 'maxImagePixels' | 'ocrTimeoutMs' | 'ocrWorkers' | 'ocrQueueMax' | 'ocrLanguages'> & DocumentPoolConfig;
 
 /** A document's pages, and the fields found in them (none when they hold no text). */
 interface Read {
@@ -62,11 +65,25 @@ function onPage(pageNumber: number, err: unknown): unknown {
  * coordinates them, besides laying out the words OCR read.
  */
 export function createPipeline(config: PipelineConfig, options: PipelineOptions = {}): Pipeline {
-  const pool = createOcrPool({ workers: config.ocrWorkers, queueMax: config.ocrQueueMax, timeoutMs: config.ocrTimeoutMs, logger: options.logger });
+  const [firstLanguage] = config.ocrLanguages;
+  const pool = createOcrPool({ workers: config.ocrWorkers, queueMax: config.ocrQueueMax, timeoutMs: config.ocrTimeoutMs, languages: [firstLanguage!], logger: options.logger });
   const documents = createDocumentPool(config, options.logger);
   const limits = { maxImagePixels: config.maxImagePixels };
 
-  async function readPdf(bytes: Buffer): Promise<Read> {
+  /**
+   * A page's words in the languages asked for; without any, in the server's first language and,
+   * when the words show another language of the server's, again in that one (English as second
+   * choice), so that its accents and umlauts come out right.
+   */
+  async function ocr(image: GrayImage, languages: OcrLanguage[] | undefined, continuation: boolean): Promise<Word[]> {
+    if (languages) return pool.recognize(image, { continuation, languages });
+    const words = await pool.recognize(image, { continuation });
+    const shown = pageLanguage(words, config.ocrLanguages);
+    if (!shown || shown === firstLanguage) return words;
+    return pool.recognize(image, { continuation: true, languages: [...new Set([shown, 'en' as const, firstLanguage!])] });
+  }
+
+  async function readPdf(bytes: Buffer, languages: OcrLanguage[] | undefined): Promise<Read> {
     const pdf = await documents.openPdf(bytes);
     const textLayer = readAhead(pdf.pageCount, (n) => pdf.lines(n));
     const pages: PageText[] = [];
@@ -80,7 +97,7 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
             continue;
           }
           const image = await pdf.render(n);
-          const ocrWords = await pool.recognize(image, { continuation: ocrPages.length > 0 });
+          const ocrWords = await ocr(image, languages, ocrPages.length > 0);
           const page: PageText = { number: n, source: 'ocr', lines: wordsToLines(ocrWords, image.height / image.width) };
           ocrPages.push(page);
           pages.push(page);
@@ -94,17 +111,17 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
     }
   }
 
-  async function readImage(bytes: Buffer): Promise<Read> {
+  async function readImage(bytes: Buffer, languages: OcrLanguage[] | undefined): Promise<Read> {
     const image = await prepareImage(bytes, limits);
-    const words: Word[] = await pool.recognize(image);
+    const words = await ocr(image, languages, false);
     const pages: PageText[] = [{ number: 1, source: 'ocr', lines: wordsToLines(words, image.height / image.width) }];
     return { pages, fields: hasText(pages) ? await documents.fields({ pages }) : [] };
   }
 
   return {
-    async extract({ bytes, contentType }) {
+    async extract({ bytes, contentType, languages }) {
       const started = performance.now();
-      const { pages, fields } = contentType === 'application/pdf' ? await readPdf(bytes) : await readImage(bytes);
+      const { pages, fields } = contentType === 'application/pdf' ? await readPdf(bytes, languages) : await readImage(bytes, languages);
       if (!hasText(pages)) {
         throw new DocumentError('no_text_found', 'No text was found in the document, neither in a text layer nor by OCR.', pages.length);
       }

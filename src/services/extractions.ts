@@ -5,11 +5,13 @@ import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
 import type { ExtractionRecord } from '../store/extractions.js';
 import type { Config } from '../config.js';
+import type { OcrLanguage } from '../extraction/ocr-languages.js';
 import type { DocumentText, FoundField } from '../extraction/types.js';
 
 type ExtractionCreate = components['schemas']['ExtractionCreate'];
 type ExtractionField = components['schemas']['ExtractionField'];
 type ContentType = components['schemas']['ContentType'];
+type Template = components['schemas']['Template'];
 
 export interface DecodedFile {
   bytes: Buffer;
@@ -26,12 +28,12 @@ export interface PipelineResult {
 /** What the service needs from the extraction pipeline. */
 export interface Extractor {
   decode(body: ExtractionCreate): DecodedFile;
-  extract(file: DecodedFile): Promise<PipelineResult>;
+  extract(file: DecodedFile, languages?: OcrLanguage[]): Promise<PipelineResult>;
 }
 
 /** What the service needs from templates: the one to apply (given or matched) and its fields merged in. */
 export interface TemplateApplier {
-  exists(workspaceId: string, templateId: string): Promise<boolean>;
+  find(workspaceId: string, templateId: string): Promise<Template | undefined>;
   apply(workspaceId: string, templateId: string | undefined, result: PipelineResult): Promise<{ templateId: string | null; fields: FoundField[]; confidence: number }>;
 }
 
@@ -48,6 +50,23 @@ function numbered(fields: FoundField[]): ExtractionField[] {
 }
 
 /**
+ * The languages OCR is to read in: the request's, which must be among the server's, else the
+ * template's that the server reads, else none (the server's first, then what the page shows).
+ */
+function ocrLanguages(asked: string[] | undefined, template: Template | undefined, config: Config): OcrLanguage[] | undefined {
+  const readable = (code: string): code is OcrLanguage => (config.ocrLanguages as string[]).includes(code);
+  if (asked?.length) {
+    const unknown = asked.filter((code) => !readable(code));
+    if (unknown.length) {
+      throw invalidRequest(`body.languages: ${unknown.join(', ')} ${unknown.length > 1 ? 'are' : 'is'} not among the languages this server reads (${config.ocrLanguages.join(', ')})`);
+    }
+    return asked as OcrLanguage[];
+  }
+  const fromTemplate = template?.options?.languages?.filter(readable) ?? [];
+  return fromTemplate.length ? fromTemplate : undefined;
+}
+
+/**
  * One extraction from request to stored result. The record is written as `processing` before any
  * work starts, so a crash leaves a trace that the next start marks failed.
  */
@@ -56,16 +75,16 @@ export function extractionService(deps: { store: Store; extractor: Extractor; te
   return {
     async create(workspaceId: string, body: ExtractionCreate, requestId: string, source: 'api' | 'cli' = 'api'): Promise<ExtractionRecord> {
       const file = extractor.decode(body);
-      if (body.template_id && !(await templates.exists(workspaceId, body.template_id))) {
-        throw invalidRequest(`body.template_id: no such template ${body.template_id}`);
-      }
+      const template = body.template_id ? await templates.find(workspaceId, body.template_id) : undefined;
+      if (body.template_id && !template) throw invalidRequest(`body.template_id: no such template ${body.template_id}`);
+      const languages = ocrLanguages(body.languages, template, config);
       const id = newId('ext');
       await store.extractions.create(
         { id, workspace_id: workspaceId, file_name: body.file_name, file_type: file.contentType, template_id: body.template_id ?? null, source, request_id: requestId },
         config.keepUploads ? file.bytes : null,
       );
       try {
-        const result = await extractor.extract(file);
+        const result = await extractor.extract(file, languages);
         const applied = await templates.apply(workspaceId, body.template_id, result);
         await store.extractions.finish(id, {
           status: 'completed',

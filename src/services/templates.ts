@@ -36,8 +36,8 @@ export function templateService(store: Store, runner: TemplateRunner) {
   }
 
   const applier: TemplateApplier = {
-    async exists(workspaceId, id) {
-      return isBuiltinId(id) ? byId.has(id) : (await store.templates.get(workspaceId, id)) !== undefined;
+    async find(workspaceId, id) {
+      return isBuiltinId(id) ? byId.get(id) : await store.templates.get(workspaceId, id);
     },
     async apply(workspaceId, templateId, result: PipelineResult) {
       const candidates = templateId ? [await get(workspaceId, templateId)] : await all(workspaceId);

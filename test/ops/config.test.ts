@@ -8,6 +8,12 @@ describe('configuration', () => {
     expect(loadConfig({ OCR_WORKERS: '3' }).ocrWorkers).toBe(3);
   });
 
+  it('reads every OCR language by default, English first, and takes OCR_LANGUAGES as given', () => {
+    expect(loadConfig({}).ocrLanguages).toEqual(['en', 'de', 'fr', 'es', 'it', 'nl', 'pt', 'pl']);
+    expect(loadConfig({ OCR_LANGUAGES: ' de, en ,de' }).ocrLanguages).toEqual(['de', 'en']);
+    expect(() => loadConfig({ OCR_LANGUAGES: 'en,xx' })).toThrow('OCR_LANGUAGES must list languages of en, de, fr, es, it, nl, pt, pl, got "en,xx"');
+  });
+
   it('refuses a bad value at start with a message naming the variable', () => {
     expect(() => loadConfig({ OCR_WORKERS: '0' })).toThrow('OCR_WORKERS must be between 1 and 64, got 0');
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow('PORT must be a whole number, got "eighty"');

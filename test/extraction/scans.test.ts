@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { decodeFile } from '../../src/extraction/input.js';
+import type { OcrLanguage } from '../../src/extraction/ocr-languages.js';
+import { pageLanguage } from '../../src/extraction/page-language.js';
+import { createPipeline, type Pipeline, type PipelineResult } from '../../src/extraction/pipeline.js';
+import { databases } from '../store/databases.js';
+import { startApiServer, type ApiServer } from '../support/api-server.js';
+import { DE_INVOICE, layoutPdf, layoutWords, renderPage, sheet, type Layout } from '../fixtures/documents.js';
+
+/**
+ * Scans as they come: pages in other languages than English read with their accents and
+ * umlauts, without being told the language.
+ */
+
+const FR_INVOICE: Layout = sheet([
+  'Société Générale d’Éclairage SARL',
+  '12 rue de la Prévôté',
+  '75003 Paris',
+  'Facture n° F-2024-0117',
+  ['Date de facture', '12/03/2024'],
+  ['Client', 'Boulangerie Lefèvre'],
+  ['Montant HT', '1 000,00 €'],
+  ['TVA 20 %', '200,00 €'],
+  ['Total TTC', '1 200,00 €'],
+]);
+
+const fieldsOf = (result: PipelineResult) => Object.fromEntries(result.fields.map((f) => [f.field, f.value]));
+
+describe('the language of a page', () => {
+  const all: OcrLanguage[] = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pt', 'pl'];
+
+  it('is told by the words of its labels, even as the English model spells them', () => {
+    expect(pageLanguage(layoutWords(DE_INVOICE), all)).toBe('de');
+    expect(pageLanguage(layoutWords(FR_INVOICE), all)).toBe('fr');
+  });
+
+  it('is no other language for an English or a Malay receipt', () => {
+    const receipt = sheet(['KEDAI MAJU SDN BHD', ['TOTAL', '42.42'], ['ROUNDING ADJ', '-0.02'], ['CASH', '50.00'], ['CHANGE', '7.60'], 'Thank you, please come again']);
+    expect(pageLanguage(layoutWords(receipt), all)).not.toMatch(/de|fr|es|it|nl|pt|pl/);
+  });
+
+  it('is only ever one the server reads', () => {
+    expect(pageLanguage(layoutWords(DE_INVOICE), ['en', 'fr'])).toBeNull();
+  });
+});
+
+describe('scans in other languages', () => {
+  let pipeline: Pipeline;
+  let germanScan: Buffer;
+  let frenchScan: Buffer;
+
+  beforeAll(async () => {
+    pipeline = createPipeline({ ...loadConfig({}), ocrWorkers: 1 });
+    [germanScan, frenchScan] = await Promise.all([layoutPdf(DE_INVOICE).then((pdf) => renderPage(pdf, 300)), layoutPdf(FR_INVOICE).then((pdf) => renderPage(pdf, 300))]);
+  });
+
+  afterAll(() => pipeline.close());
+
+  const extract = (png: Buffer, languages?: OcrLanguage[]) => pipeline.extract({ ...decodeFile({ file: png.toString('base64'), file_name: 'scan.png' }), languages });
+
+  it('reads a German scan with its umlauts and ß, without being told its language', async () => {
+    const found = fieldsOf(await extract(germanScan));
+    expect(found).toMatchObject({ vendor_name: 'Lieferant GmbH', vendor_address: 'Lieferantenstraße 20, 80333 München', 'line_items.0.description': 'Trennblätter A4', total_amount: '529.87' });
+  });
+
+  it('reads a French scan with its accents, without being told its language', async () => {
+    const found = fieldsOf(await extract(frenchScan));
+    expect(found).toMatchObject({ vendor_name: 'Société Générale d’Éclairage SARL', vendor_address: '12 rue de la Prévôté, 75003 Paris', total_amount: '1200.00', invoice_date: '2024-03-12' });
+  });
+
+  it('reads in the languages it is told, and only those', async () => {
+    const english = await extract(germanScan, ['en']);
+    expect(english.document.pages[0]!.lines.map((l) => l.text).join('\n')).not.toContain('München');
+    const german = await extract(germanScan, ['de']);
+    expect(fieldsOf(german).vendor_address).toBe('Lieferantenstraße 20, 80333 München');
+  });
+});
+
+describe('languages in the API', () => {
+  let api: ApiServer;
+  let germanScan: Buffer;
+
+  beforeAll(async () => {
+    api = await startApiServer(databases[0]!, { env: { OCR_LANGUAGES: 'en,de' } });
+    germanScan = await renderPage(await layoutPdf(DE_INVOICE), 300);
+  });
+
+  afterAll(() => api.close());
+
+  it('refuses a language the server does not read, naming the ones it does', async () => {
+    const res = await api.call('createExtraction', 'POST', '/v1/extractions', { body: { file: germanScan.toString('base64'), file_name: 'scan.png', languages: ['fr'] } });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: { code: 'invalid_request', message: 'body.languages: fr is not among the languages this server reads (en, de)' } });
+  });
+
+  it('reads the scan in the languages the request names', async () => {
+    const res = await api.call('createExtraction', 'POST', '/v1/extractions', { body: { file: germanScan.toString('base64'), file_name: 'scan.png', languages: ['de', 'en'] } });
+    expect(res.status).toBe(201);
+    const body = res.body as { status: string; data: Record<string, string> };
+    expect(body.status).toBe('completed');
+    expect(body.data.vendor_address).toBe('Lieferantenstraße 20, 80333 München');
+  });
+});
