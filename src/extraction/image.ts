@@ -1,5 +1,7 @@
 import sharp from 'sharp';
 import { DocumentError } from '../errors.js';
+import { MIN_SKEW, skewOf, turn } from './orientation.js';
+import { pacer } from './pacer.js';
 import type { GrayImage } from './types.js';
 
 export interface ImageLimits {
@@ -22,23 +24,6 @@ const SIDE_LENGTH = 1 / 100;
 const RULE_THICKNESS = 1 / 300;
 /** Share of a rule's length that must be thin: it may cross a frame's side or touch a letter. */
 const THIN_SHARE = 0.9;
-
-/** Longest stretch of pixel work between two turns of the event loop: a 300-dpi page takes tens of milliseconds. */
-const SLICE_MS = 4;
-
-/** Returns a promise to await when the current slice of work has run its time, so that other requests' handlers run meanwhile. */
-function pacer(): () => Promise<void> | undefined {
-  let since = performance.now();
-  return () => {
-    if (performance.now() - since < SLICE_MS) return undefined;
-    return new Promise((resolve) => {
-      setImmediate(() => {
-        since = performance.now();
-        resolve();
-      });
-    });
-  };
-}
 
 /** Calls `visit(start, end)` for each run of ink along the row that begins at offset `row`, from x = start to end - 1. */
 function inkRuns(gray: Buffer, row: number, width: number, visit: (start: number, end: number) => void): void {
@@ -129,10 +114,26 @@ export async function eraseRules(gray: Buffer, width: number, height: number): P
   }
 }
 
-async function pgm(gray: Buffer, width: number, height: number): Promise<GrayImage> {
-  await eraseRules(gray, width, height);
+const PGM_HEADER = /^P5\n(\d+) (\d+)\n255\n/;
+
+function encodePgm(gray: Buffer, width: number, height: number, rotation: number): GrayImage {
   const header = Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1');
-  return { width, height, pgm: Buffer.concat([header, gray]) };
+  return { width, height, pgm: Buffer.concat([header, gray]), rotation };
+}
+
+/** A page ready for OCR: its text lines levelled when they are tilted, its ruled lines erased. */
+async function pgm(gray: Buffer, width: number, height: number): Promise<GrayImage> {
+  const skew = await skewOf(gray, width, height);
+  const page = Math.abs(skew) >= MIN_SKEW ? await turn(gray, width, height, -skew) : { gray, width, height };
+  await eraseRules(page.gray, page.width, page.height);
+  return encodePgm(page.gray, page.width, page.height, Math.abs(skew) >= MIN_SKEW ? -skew : 0);
+}
+
+/** A prepared page turned a further `degrees` clockwise (a quarter or half turn), for a page that reads upside down or sideways. */
+export async function turnPage(image: GrayImage, degrees: number): Promise<GrayImage> {
+  const header = PGM_HEADER.exec(image.pgm.subarray(0, 32).toString('latin1'))![0];
+  const page = await turn(image.pgm.subarray(header.length), image.width, image.height, degrees);
+  return encodePgm(page.gray, page.width, page.height, (((image.rotation ?? 0) + degrees) % 360 + 360) % 360);
 }
 
 /** Converts RGBA pixels (a rendered PDF page) to the grayscale image OCR reads. */

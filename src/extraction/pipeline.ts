@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { DocumentError } from '../errors.js';
-import { prepareImage } from './image.js';
+import { prepareImage, turnPage } from './image.js';
 import { wordsToLines } from './layout.js';
 import type { OcrLanguage } from './ocr-languages.js';
 import { createOcrPool } from './ocr-pool.js';
@@ -53,6 +53,43 @@ interface Read {
 
 const hasText = (pages: PageText[]) => pages.some((p) => p.lines.length);
 
+/** A page's mean word confidence, weighted by the words' letters and digits, at or above which it reads the right way up. */
+const LEGIBLE = 60;
+/**
+ * Turns tried, in order, on a page that does not read as it is: a landscape scan is most often a
+ * portrait page fed sideways, a portrait one a page fed upside down.
+ */
+/** A turned page must read this many times as many confident characters as the page as it is. */
+const TURNED_GAIN = 2;
+const turnsFor = (image: GrayImage) => (image.width > image.height ? [90, 270, 180] : [180, 90, 270]);
+
+/** Letters and digits read, each weighted by its word's confidence (0-100). */
+function confidentCharacters(words: Word[]): { weighted: number; characters: number } {
+  let weighted = 0;
+  let characters = 0;
+  for (const w of words) {
+    const n = w.text.replace(/[^\p{L}\p{N}]/gu, '').length;
+    weighted += n * w.confidence;
+    characters += n;
+  }
+  return { weighted, characters };
+}
+
+const legible = (words: Word[]) => {
+  const { weighted, characters } = confidentCharacters(words);
+  return characters >= 20 && weighted / characters >= LEGIBLE;
+};
+
+/** What OCR read on a page, and the page as it was read (turned upright when it was not). */
+interface PageRead {
+  words: Word[];
+  image: GrayImage;
+}
+
+function ocrPage(number: number, { words, image }: PageRead): PageText {
+  return { number, source: 'ocr', lines: wordsToLines(words, image.height / image.width), rotation: Math.round((image.rotation ?? 0) * 10) / 10 };
+}
+
 /** Failures from one page carry the page number and how many pages were done before it. */
 function onPage(pageNumber: number, err: unknown): unknown {
   if (!(err instanceof DocumentError) || err.pages !== undefined) return err;
@@ -75,21 +112,46 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
    * when the words show another language of the server's, again in that one (English as second
    * choice), so that its accents and umlauts come out right.
    */
-  async function ocr(image: GrayImage, languages: OcrLanguage[] | undefined, continuation: boolean): Promise<Word[]> {
-    if (languages) return pool.recognize(image, { continuation, languages });
-    const words = await pool.recognize(image, { continuation });
-    const shown = pageLanguage(words, config.ocrLanguages);
-    if (!shown || shown === firstLanguage) return words;
-    return pool.recognize(image, { continuation: true, languages: [...new Set([shown, 'en' as const, firstLanguage!])] });
+  async function ocr(image: GrayImage, languages: OcrLanguage[] | undefined, continuation: boolean): Promise<PageRead> {
+    const page = await upright(image, languages, continuation);
+    if (languages) return page;
+    const shown = pageLanguage(page.words, config.ocrLanguages);
+    if (!shown || shown === firstLanguage) return page;
+    return { ...page, words: await pool.recognize(page.image, { continuation: true, languages: [...new Set([shown, 'en' as const, firstLanguage!])] }) };
   }
 
+  /**
+   * A page read the right way up: as it is when it reads well, else turned a half or quarter
+   * turn at a time until a turn reads well and far better than the page as it is. A faint or
+   * crumpled photo reads poorly every way up, a little better turned now and then: it stays as it is.
+   */
+  async function upright(image: GrayImage, languages: OcrLanguage[] | undefined, continuation: boolean): Promise<PageRead> {
+    const asIs: PageRead = { words: await pool.recognize(image, { continuation, languages }), image };
+    if (legible(asIs.words)) return asIs;
+    const read = confidentCharacters(asIs.words).weighted;
+    for (const degrees of turnsFor(image)) {
+      const turned = await turnPage(image, degrees);
+      const words = await pool.recognize(turned, { continuation: true, languages });
+      if (legible(words) && confidentCharacters(words).weighted > TURNED_GAIN * read) return { words, image: turned };
+    }
+    return asIs;
+  }
+
+  /**
+   * A PDF's pages in order: text layers as they are, other pages rendered one after another in
+   * the document's worker and read by OCR side by side, as many at once as there are OCR workers.
+   * Only the document's first OCR page may be refused for a full queue; once it is admitted the
+   * rest follow, and a page that fails stops the pages not yet started.
+   */
   async function readPdf(bytes: Buffer, languages: OcrLanguage[] | undefined): Promise<Read> {
     const pdf = await documents.openPdf(bytes);
     const textLayer = readAhead(pdf.pageCount, (n) => pdf.lines(n));
     const pages: PageText[] = [];
-    const ocrPages: PageText[] = [];
+    const reading = new Set<Promise<void>>();
+    let started = 0;
+    let failure: { error: unknown } | null = null;
     try {
-      for (let n = 1; n <= pdf.pageCount; n += 1) {
+      for (let n = 1; n <= pdf.pageCount && !failure; n += 1) {
         try {
           const lines = await textLayer(n);
           if (lines) {
@@ -97,14 +159,24 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
             continue;
           }
           const image = await pdf.render(n);
-          const ocrWords = await ocr(image, languages, ocrPages.length > 0);
-          const page: PageText = { number: n, source: 'ocr', lines: wordsToLines(ocrWords, image.height / image.width) };
-          ocrPages.push(page);
-          pages.push(page);
+          if (failure) break;
+          const at = pages.length;
+          pages.push({ number: n, source: 'ocr', lines: [] });
+          const page: Promise<void> = ocr(image, languages, started > 0).then(
+            (read) => void (pages[at] = ocrPage(n, read)),
+            (err: unknown) => void (failure ??= { error: onPage(n, err) }),
+          );
+          started += 1;
+          reading.add(page);
+          void page.then(() => reading.delete(page));
+          if (reading.size >= config.ocrWorkers) await Promise.race(reading);
         } catch (err) {
-          throw onPage(n, err);
+          failure ??= { error: onPage(n, err) };
         }
       }
+      await Promise.all(reading);
+      if (failure) throw failure.error;
+      const ocrPages = pages.filter((p) => p.source === 'ocr');
       return { pages, fields: hasText(pages) ? await pdf.fields(ocrPages) : [] };
     } finally {
       await pdf.close();
@@ -112,9 +184,7 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
   }
 
   async function readImage(bytes: Buffer, languages: OcrLanguage[] | undefined): Promise<Read> {
-    const image = await prepareImage(bytes, limits);
-    const words = await ocr(image, languages, false);
-    const pages: PageText[] = [{ number: 1, source: 'ocr', lines: wordsToLines(words, image.height / image.width) }];
+    const pages: PageText[] = [ocrPage(1, await ocr(await prepareImage(bytes, limits), languages, false))];
     return { pages, fields: hasText(pages) ? await documents.fields({ pages }) : [] };
   }
 

@@ -33,6 +33,8 @@ export interface PageText {
   /** How the text was obtained. */
   source: 'text_layer' | 'ocr';
   lines: Line[];
+  /** Degrees a scanned page was turned clockwise before OCR (skew included); word boxes are on the turned page. */
+  rotation?: number;
 }
 
 export interface DocumentText {
@@ -54,6 +56,8 @@ export interface GrayImage {
   width: number;
   height: number;
   pgm: Buffer;
+  /** Degrees the page was turned clockwise to level its text: a skew correction, plus a quarter or half turn. */
+  rotation?: number;
 }
 
 /** A label and the value that belongs to it, found by their positions on one page. */
