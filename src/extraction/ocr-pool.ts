@@ -56,6 +56,21 @@ interface Slot {
 
 const RETRY_START_MS = 5_000;
 
+/**
+ * A small made-up line of ink, read once by each worker as it starts: the first page a worker
+ * reads pays for setting its recognizer up, and that should not be a user's page.
+ */
+function warmUpPage(): Buffer {
+  const width = 160;
+  const height = 48;
+  const gray = Buffer.alloc(width * height, 255);
+  for (let x = 16; x < 144; x += 1) {
+    if (x % 12 >= 7) continue;
+    for (let y = 14; y < 34; y += 1) gray[y * width + x] = 0;
+  }
+  return Buffer.concat([Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1'), gray]);
+}
+
 /** tesseract's parameters for every page: the models' resolution, as rendered pages and prepared images are about 300 dpi. */
 const PARAMETERS = { user_defined_dpi: '300' };
 
@@ -90,6 +105,7 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
         errorHandler: (err: unknown) => logger?.warn({ err }, 'OCR worker reported an error'),
       });
       await worker.setParameters(PARAMETERS);
+      await worker.recognize(warmUpPage());
       if (closed) {
         await worker.terminate();
         return;

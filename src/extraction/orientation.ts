@@ -11,8 +11,8 @@ const MAX_SAMPLES = 30_000;
 const MAX_SKEW = 10;
 const COARSE_STEP = 0.5;
 const FINE_STEP = 0.1;
-/** Below this skew a page is left as it is: tesseract reads a line tilted this little as well as a level one. */
-export const MIN_SKEW = 0.4;
+/** Below this skew a page is left as it is: tesseract levels a line tilted this little itself, and turning a photo blurs its thin print. */
+export const MIN_SKEW = 1.5;
 
 /** Ink positions on a coarse grid, as [x, y] pairs in grid cells. */
 function inkSamples(gray: Buffer, width: number, height: number): Float32Array {

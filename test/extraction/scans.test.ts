@@ -8,7 +8,7 @@ import { pageLanguage } from '../../src/extraction/page-language.js';
 import { createPipeline, type Pipeline, type PipelineResult } from '../../src/extraction/pipeline.js';
 import { databases } from '../store/databases.js';
 import { startApiServer, type ApiServer } from '../support/api-server.js';
-import { DE_INVOICE, layoutPdf, layoutWords, renderPage, sheet, type Layout } from '../fixtures/documents.js';
+import { DE_INVOICE, imageOnlyPdf, layoutPdf, layoutWords, renderPage, sheet, type Layout } from '../fixtures/documents.js';
 
 /**
  * Scans as they come: turned or tilted pages read upright, pages in other languages than English
@@ -126,6 +126,24 @@ describe('turned and tilted scans', () => {
     const result = await read(degrees);
     expect(fieldsOf(result)).toEqual(fieldsOf(upright));
     expect(Math.abs(result.document.pages[0]!.rotation! + degrees)).toBeLessThanOrEqual(0.3);
+  });
+});
+
+describe('scanned PDFs', () => {
+  let pipeline: Pipeline;
+
+  beforeAll(() => {
+    pipeline = createPipeline({ ...loadConfig({}), ocrWorkers: 2 });
+  });
+
+  afterAll(() => pipeline.close());
+
+  it('reads the pages side by side on two OCR workers and keeps each in its place', async () => {
+    const scans = await Promise.all(['first', 'second', 'third', 'fourth'].map(async (word) => renderPage(await layoutPdf(sheet([`Delivery note, the ${word} page`, ['Reference', `REF-${word.toUpperCase()}`]])), 150)));
+    const result = await pipeline.extract(decodeFile({ file: (await imageOnlyPdf(...scans)).toString('base64'), file_name: 'scan.pdf' }));
+    expect(result.document.pages.map((p) => [p.number, p.source])).toEqual([[1, 'ocr'], [2, 'ocr'], [3, 'ocr'], [4, 'ocr']]);
+    const texts = result.document.pages.map((p) => p.lines.map((l) => l.text).join(' '));
+    ['FIRST', 'SECOND', 'THIRD', 'FOURTH'].forEach((word, i) => expect(texts[i]).toContain(`REF-${word}`));
   });
 });
 
