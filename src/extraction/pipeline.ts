@@ -74,14 +74,14 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
     try {
       for (let n = 1; n <= pdf.pageCount; n += 1) {
         try {
-          const lines = await textLayer(n);
+          const { lines, size } = await textLayer(n);
           if (lines) {
-            pages.push({ number: n, source: 'text_layer', lines });
+            pages.push({ number: n, source: 'text_layer', lines, size });
             continue;
           }
           const image = await pdf.render(n);
           const ocrWords = await pool.recognize(image, { continuation: ocrPages.length > 0 });
-          const page: PageText = { number: n, source: 'ocr', lines: wordsToLines(ocrWords, image.height / image.width) };
+          const page: PageText = { number: n, source: 'ocr', lines: wordsToLines(ocrWords, image.height / image.width), size };
           ocrPages.push(page);
           pages.push(page);
         } catch (err) {
@@ -97,7 +97,8 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
   async function readImage(bytes: Buffer): Promise<Read> {
     const image = await prepareImage(bytes, limits);
     const words: Word[] = await pool.recognize(image);
-    const pages: PageText[] = [{ number: 1, source: 'ocr', lines: wordsToLines(words, image.height / image.width) }];
+    const size = { width: image.width, height: image.height, rotation: 0 as const };
+    const pages: PageText[] = [{ number: 1, source: 'ocr', lines: wordsToLines(words, image.height / image.width), size }];
     return { pages, fields: hasText(pages) ? await documents.fields({ pages }) : [] };
   }
 

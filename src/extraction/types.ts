@@ -27,12 +27,22 @@ export interface Line {
   confidence: number;
 }
 
+/** A page's size as read: PDF points for a PDF page (its rotation applied), pixels for an image. */
+export interface PageSize {
+  width: number;
+  height: number;
+  /** Clockwise degrees the PDF asks the page to be shown with: 0, 90, 180 or 270. */
+  rotation: 0 | 90 | 180 | 270;
+}
+
 export interface PageText {
   /** From 1. */
   number: number;
   /** How the text was obtained. */
   source: 'text_layer' | 'ocr';
   lines: Line[];
+  /** Known for pages the pipeline read; the boxes are fractions of it. */
+  size?: PageSize;
 }
 
 export interface DocumentText {

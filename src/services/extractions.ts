@@ -6,6 +6,7 @@ import type { Store } from '../store/index.js';
 import type { ExtractionRecord } from '../store/extractions.js';
 import type { Config } from '../config.js';
 import type { DocumentText, FoundField } from '../extraction/types.js';
+import { documentContent } from '../extraction/document-content.js';
 
 type ExtractionCreate = components['schemas']['ExtractionCreate'];
 type ExtractionField = components['schemas']['ExtractionField'];
@@ -74,7 +75,7 @@ export function extractionService(deps: { store: Store; extractor: Extractor; te
           pages: result.pages,
           credits_used: result.pages,
           fields: numbered(applied.fields),
-        });
+        }, documentContent(result.document));
       } catch (err) {
         if (!(err instanceof DocumentError)) {
           // The client gets the error envelope; the stored record says why it never completed.

@@ -6,6 +6,7 @@ import type { Template } from '../store/templates.js';
 import { validateTemplate } from '../templates/validate.js';
 import { builtinTemplates } from '../templates/builtin.js';
 import { toTemplate } from '../templates/resource.js';
+import { expandFields, expandTemplate } from '../templates/shorthand.js';
 import { mergeFields } from '../templates/engine.js';
 import type { TemplateRunner } from '../templates/runner.js';
 import type { PipelineResult, TemplateApplier } from './extractions.js';
@@ -58,16 +59,18 @@ export function templateService(store: Store, runner: TemplateRunner) {
       return { data: page, has_more: start + limit < templates.length };
     },
     async create(workspaceId: string, input: TemplateCreate): Promise<Template> {
-      validateTemplate(input);
+      const body = expandTemplate(input);
+      validateTemplate(body);
       const now = new Date().toISOString();
-      const template = toTemplate(input, { id: newId('tpl'), built_in: false, workspace_id: workspaceId, created_at: now, updated_at: now });
+      const template = toTemplate(body, { id: newId('tpl'), built_in: false, workspace_id: workspaceId, created_at: now, updated_at: now });
       await store.templates.insert({ ...template, workspace_id: workspaceId });
       return template;
     },
     async update(workspaceId: string, id: string, changes: TemplateUpdate): Promise<Template> {
       const current = isBuiltinId(id) ? undefined : await store.templates.get(workspaceId, id);
       if (!current) throw notFound(`No such template ${id}.`);
-      const next: Template = { ...current, ...changes, updated_at: new Date().toISOString() };
+      const { fields, ...rest } = changes;
+      const next: Template = { ...current, ...rest, ...(fields ? { fields: expandFields(fields) } : {}), updated_at: new Date().toISOString() };
       validateTemplate(next);
       await store.templates.replace({ ...next, workspace_id: workspaceId });
       return next;

@@ -1,3 +1,4 @@
+import type { TemplateBody } from '../../src/templates/shorthand.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +10,7 @@ import { templateText } from '../../src/templates/text.js';
 import { documentFromText } from '../../scripts/eval/text-document.js';
 
 type Template = components['schemas']['Template'];
-type TemplateCreate = components['schemas']['TemplateCreate'];
+type TemplateCreate = TemplateBody;
 
 const CUSTOM = path.resolve(import.meta.dirname, '../fixtures/invoice2data/custom');
 
