@@ -16,6 +16,16 @@ type TemplateUpdate = components['schemas']['TemplateUpdate'];
 
 const isBuiltinId = (id: string) => id.startsWith('tpl_builtin_');
 
+/** Checks a new template (bare patterns written out as rules) and stores it in the workspace. */
+export async function saveNewTemplate(store: Store, workspaceId: string, input: TemplateCreate): Promise<Template> {
+  const body = expandTemplate(input);
+  validateTemplate(body);
+  const now = new Date().toISOString();
+  const template = toTemplate(body, { id: newId('tpl'), built_in: false, workspace_id: workspaceId, created_at: now, updated_at: now });
+  await store.templates.insert({ ...template, workspace_id: workspaceId });
+  return template;
+}
+
 function aggregateConfidence(fields: { confidence: number }[], fallback: number): number {
   if (fields.length === 0) return fallback;
   return fields.reduce((sum, f) => sum + f.confidence, 0) / fields.length;
@@ -58,14 +68,7 @@ export function templateService(store: Store, runner: TemplateRunner) {
       const page = templates.slice(start, start + limit);
       return { data: page, has_more: start + limit < templates.length };
     },
-    async create(workspaceId: string, input: TemplateCreate): Promise<Template> {
-      const body = expandTemplate(input);
-      validateTemplate(body);
-      const now = new Date().toISOString();
-      const template = toTemplate(body, { id: newId('tpl'), built_in: false, workspace_id: workspaceId, created_at: now, updated_at: now });
-      await store.templates.insert({ ...template, workspace_id: workspaceId });
-      return template;
-    },
+    create: (workspaceId: string, input: TemplateCreate) => saveNewTemplate(store, workspaceId, input),
     async update(workspaceId: string, id: string, changes: TemplateUpdate): Promise<Template> {
       const current = isBuiltinId(id) ? undefined : await store.templates.get(workspaceId, id);
       if (!current) throw notFound(`No such template ${id}.`);
