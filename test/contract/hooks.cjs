@@ -13,7 +13,8 @@ const ids = { extraction: null, template: null };
 const TEMPLATE = {
   name: 'Contract test template',
   keywords: ['ACME'],
-  fields: { invoice_number: { parser: 'regex', regex: 'Invoice\\s+No\\.?\\s*:?\\s*([A-Z0-9-]+)' } },
+  // total_amount in invoice2data's bare-regex shorthand.
+  fields: { invoice_number: { parser: 'regex', regex: 'Invoice\\s+No\\.?\\s*:?\\s*([A-Z0-9-]+)' }, total_amount: 'Total:\\s*([\\d.,]+)' },
   options: { currency: 'EUR' },
 };
 
