@@ -437,8 +437,9 @@ export interface components {
         /**
          * @description Documented addition, only with `?include=document`. The text docex read,
          *     page by page: from the PDF's text layer or by OCR. Null when no text was
-         *     stored for the extraction (it failed before any page was read). Only the
-         *     text and its positions are kept, never page images.
+         *     stored for the extraction: it failed, or it was made by a docex version
+         *     that did not store text. Only the text and its positions are kept, never
+         *     page images; the text is deleted with the extraction.
          */
         DocumentContent: {
             pages: components["schemas"]["DocumentPage"][];

@@ -1,9 +1,17 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databases } from '../store/databases.js';
 import { startApiServer, type ApiServer } from '../support/api-server.js';
 import { EU_EXPECTED, EU_INVOICE, invoicePdf } from '../fixtures/documents.js';
 import { createLogger } from '../../src/logger.js';
 import { startRetention } from '../../src/services/retention.js';
+import { loadConfig } from '../../src/config.js';
+import { startServer } from '../../src/server.js';
+
+const OLD = 'ext_01JDQ8ZK3N4XW5V6B7C8D9E0FG';
+const NEW = 'ext_01JDQ8ZK3N4XW5V6B7C8D9E0FH';
 
 interface Extraction {
   id: string;
@@ -13,6 +21,36 @@ interface Extraction {
     pages: { number: number; source: string; width: number; height: number; rotation: number; lines: { text: string; bbox: { x: number; y: number }; confidence: number }[] }[];
   } | null;
 }
+
+describe('RETENTION_DAYS', () => {
+  it('makes a starting server delete the extractions past the period', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docex-retention-'));
+    const env = { PORT: '0', DATABASE_URL: `sqlite:${path.join(dir, 'docex.sqlite')}`, LOG_LEVEL: 'silent', OCR_WORKERS: '1' };
+    try {
+      const first = await startServer(loadConfig(env));
+      const ws = await first.store.workspaces.create({ name: 'old', plan: 'free' });
+      const make = async (id: string) => {
+        await first.store.extractions.create({ id, workspace_id: ws.id, file_name: 'a.pdf', file_type: 'application/pdf', template_id: null, source: 'api', request_id: null }, null);
+        await first.store.extractions.finish(id, { status: 'failed', error_code: 'no_text_found', error_message: 'x', pages: 1, credits_used: 1 });
+      };
+      await make(OLD);
+      await make(NEW);
+      await first.store.db('extractions').where({ id: OLD }).update({ created_at: new Date(Date.now() - 3 * 86_400_000).toISOString() });
+      await first.close();
+
+      const second = await startServer(loadConfig({ ...env, RETENTION_DAYS: '2' }));
+      try {
+        for (let i = 0; i < 100 && (await second.store.extractions.get(ws.id, OLD)); i += 1) await new Promise((r) => setTimeout(r, 50));
+        expect(await second.store.extractions.get(ws.id, OLD)).toBeUndefined();
+        expect(await second.store.extractions.get(ws.id, NEW)).toBeDefined();
+      } finally {
+        await second.close();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe.each(databases)('extraction data on $name', (kind) => {
   let api: ApiServer;
