@@ -1199,6 +1199,28 @@ export interface operations {
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["InsufficientScope"];
+            /**
+             * @description The extraction was deleted (`DELETE /v1/extractions/{id}`) while it was
+             *     processing; nothing of it is kept.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The extraction ext_01JDQ8ZK3N4XW5V6B7C8D9E0FG was deleted while it was processing."
+                     *       },
+                     *       "request_id": "req_01JDQ8ZK3N4XW5V6B7C8D9E0FH"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidFile"];

@@ -1,5 +1,5 @@
 import type { components } from '../../generated/openapi.js';
-import { ApiError, DocumentError, invalidRequest } from '../errors.js';
+import { ApiError, DocumentError, invalidRequest, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
@@ -90,7 +90,10 @@ export function extractionService(deps: { store: Store; extractor: Extractor; te
         logger.info({ extraction_id: id, code: err.code }, 'extraction failed');
         await store.extractions.finish(id, { status: 'failed', error_code: err.code, error_message: err.message, pages: err.pages ?? 0, credits_used: err.pages ?? 0 });
       }
-      return (await store.extractions.get(workspaceId, id))!;
+      const record = await store.extractions.get(workspaceId, id);
+      // DELETE /v1/extractions/{id} may remove it while it is processing (its id is in the list by then).
+      if (!record) throw notFound(`The extraction ${id} was deleted while it was processing.`);
+      return record;
     },
   };
 }

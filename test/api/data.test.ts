@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databases } from '../store/databases.js';
 import { startApiServer, type ApiServer } from '../support/api-server.js';
-import { EU_EXPECTED, EU_INVOICE, invoicePdf } from '../fixtures/documents.js';
+import { EU_EXPECTED, EU_INVOICE, invoicePdf, renderPage } from '../fixtures/documents.js';
 import { createLogger } from '../../src/logger.js';
 import { startRetention } from '../../src/services/retention.js';
 import { loadConfig } from '../../src/config.js';
@@ -132,6 +132,24 @@ describe.each(databases)('extraction data on $name', (kind) => {
     expect(list.data.map((e) => e.id)).not.toContain(ext.id);
     expect((await api.call('deleteExtraction', 'DELETE', `/v1/extractions/${ext.id}`, { key })).status).toBe(204);
     expect((await api.call('deleteExtraction', 'DELETE', '/v1/extractions/ext_malformed', { key })).status).toBe(400);
+  });
+
+  it('answers a create whose extraction is deleted while it is processing with 404, keeping nothing', async () => {
+    const scan = (await renderPage(await invoicePdf(EU_INVOICE), 200)).toString('base64');
+    const own = (await api.newKey({ plan: 'business' })).secret;
+    const pending = api.call('createExtraction', 'POST', '/v1/extractions?include=document', { key: own, body: { file: scan, file_name: 'scan.png' } });
+    let id: string | undefined;
+    for (let i = 0; i < 200 && !id; i += 1) {
+      const list = (await api.call('listExtractions', 'GET', '/v1/extractions', { key: own })).body as { data: { id: string; status: string }[] };
+      id = list.data.find((e) => e.status === 'processing')?.id;
+    }
+    expect(id).toBeDefined();
+    expect((await api.call('deleteExtraction', 'DELETE', `/v1/extractions/${id}`, { key: own })).status).toBe(204);
+    const res = await pending;
+    expect(res.status).toBe(404);
+    expect((res.body as { error: { message: string } }).error.message).toBe(`The extraction ${id} was deleted while it was processing.`);
+    expect(await rows('extractions', 'id', id!)).toBe(0);
+    expect(await rows('extraction_documents', 'extraction_id', id!)).toBe(0);
   });
 
   it('deletes extractions past the retention period, with their document text, and keeps the newer ones', async () => {
