@@ -33,6 +33,9 @@ export interface paths {
          *     When `template_id` is omitted, the workspace's templates and the built-in
          *     templates are matched by their keywords and the first match guides the
          *     extraction; its id is then returned in `template_id`.
+         *
+         *     With `?include=document` the answer also carries `document`, the text
+         *     docex read (see `GET /v1/extractions/{id}`).
          */
         post: operations["createExtraction"];
         delete?: never;
@@ -52,11 +55,25 @@ export interface paths {
          * Retrieve an extraction
          * @description Returns an extraction of the caller's workspace. An extraction of another
          *     workspace is `404 not_found`, exactly like an id that does not exist.
+         *
+         *     With `?include=document` the answer also carries `document`: the text
+         *     docex read, page by page and line by line, each line with its box and
+         *     confidence, to check a value, debug a template or build a rule of your
+         *     own. Without `include` the answer does not carry it.
          */
         get: operations["getExtraction"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete an extraction
+         * @description Deletes an extraction of the caller's workspace with everything stored
+         *     for it: its fields, the document text read from it and, when the server
+         *     keeps uploads (`KEEP_UPLOADS`), the uploaded file. A later `GET` of it is
+         *     `404 not_found`. Deleting is idempotent: an id that is already gone, was
+         *     never created or belongs to another workspace is answered `204` as well,
+         *     and nothing changes.
+         */
+        delete: operations["deleteExtraction"];
         options?: never;
         head?: never;
         patch?: never;
@@ -380,6 +397,16 @@ export interface components {
                 [key: string]: string;
             };
             /**
+             * @description Documented addition. The line items as rows, in the order printed:
+             *     row N holds the values of `fields` named `line_items.N.<column>`
+             *     under `<column>` (`description`, `quantity`, `unit_price`, `amount`,
+             *     and `tax_rate`, `code`, `unit` or a template's own columns). Empty
+             *     when no line item was found. `data` keeps the same values under
+             *     their flat names.
+             */
+            line_items: components["schemas"]["LineItem"][];
+            document?: components["schemas"]["DocumentContent"];
+            /**
              * @description Documented addition. Why a `failed` extraction failed, null otherwise:
              *     `unreadable_document` (corrupt or truncated), `encrypted_document`,
              *     `too_many_pages`, `image_too_large`, `no_text_found`, `ocr_failed`,
@@ -410,6 +437,59 @@ export interface components {
              */
             completed_at: string | null;
             request_id?: components["schemas"]["RequestId"];
+        };
+        /**
+         * @description One line item, `{column: value}`; values are normalised as in `fields`.
+         * @example {
+         *       "description": "Widget, blue",
+         *       "quantity": "2",
+         *       "unit_price": "8.50",
+         *       "amount": "17.00"
+         *     }
+         */
+        LineItem: {
+            [key: string]: string;
+        };
+        /**
+         * @description Documented addition, only with `?include=document`. The text docex read,
+         *     page by page: from the PDF's text layer or by OCR. Null when no text was
+         *     stored for the extraction: it failed, or it was made by a docex version
+         *     that did not store text. Only the text and its positions are kept, never
+         *     page images; the text is deleted with the extraction.
+         */
+        DocumentContent: {
+            pages: components["schemas"]["DocumentPage"][];
+        } | null;
+        DocumentPage: {
+            /** @description Page number, from 1. */
+            number: number;
+            /**
+             * @description Whether the text came from the PDF's text layer or from OCR.
+             * @enum {string}
+             */
+            source: "text_layer" | "ocr";
+            /** @description Width of the page as read, in PDF points (1/72 inch) for a PDF page, in pixels for an image. */
+            width: number;
+            /** @description Height of the page as read, in the unit of `width`. */
+            height: number;
+            /**
+             * @description Clockwise degrees, to a tenth, the page was turned before it was read, already
+             *     applied to `width`, `height` and the boxes: for a PDF page, the rotation the PDF asks
+             *     it to be shown with (0, 90, 180 or 270); for a scanned page, besides, the turn that
+             *     made its text upright and level: a half or quarter turn when it was fed upside down
+             *     or sideways, and a skew correction when it was tilted by 1.5 degrees or more (a page
+             *     tilted 4 degrees clockwise reads `356`).
+             * @example 0
+             */
+            rotation: number;
+            lines: components["schemas"]["DocumentLine"][];
+        };
+        DocumentLine: {
+            /** @example Invoice No.: INV-2026-001 */
+            text: string;
+            bbox: components["schemas"]["BoundingBox"];
+            /** @description Mean confidence of the line's words; 100 for text from a text layer. */
+            confidence: number;
         };
         ExtractionField: {
             /** @description Identifier of the field within the extraction, from 1. */
@@ -555,6 +635,16 @@ export interface components {
              * @enum {string}
              */
             direction?: "right" | "below";
+            /**
+             * @description How the value is read. Left out, a field named as a canonical field
+             *     (see `Extraction.data`) takes that field's form, as generic extraction
+             *     gives it: `invoice_date` and `due_date` are dates (`YYYY-MM-DD`),
+             *     `subtotal`, `tax_amount` and `total_amount` amounts (`1234.50`, read
+             *     with `options.decimal_separator`), `currency` an ISO 4217 code,
+             *     `iban` and `vendor_tax_id` upper case without spaces, `email` the
+             *     address, and the other canonical fields text with spaces collapsed;
+             *     any other field is `string`. A `type` given here wins.
+             */
             type?: components["schemas"]["FieldType"];
             /**
              * @description What to do when a regex matches more than once (default `first`).
@@ -633,6 +723,23 @@ export interface components {
         TemplateFields: {
             [key: string]: components["schemas"]["TemplateField"];
         };
+        /**
+         * @description Rules by output field name (snake_case, dots not allowed); at most 100.
+         *     As in invoice2data, a rule may be given as a bare pattern or a list of
+         *     patterns, short for `{parser: regex, regex: ...}`:
+         *     `invoice_number: 'Invoice no\.\s+(\S+)'`. The stored template holds
+         *     the rule written out.
+         * @example {
+         *       "invoice_number": "Invoice no\\.\\s+(\\S+)",
+         *       "total_amount": {
+         *         "parser": "regex",
+         *         "regex": "Total\\s+([\\d.,]+)"
+         *       }
+         *     }
+         */
+        TemplateFieldsInput: {
+            [key: string]: components["schemas"]["TemplateField"] | components["schemas"]["RegexList"];
+        };
         /** @description Every keyword (a regex) must be found in the document's text for the template to match. */
         TemplateKeywords: string[];
         TemplateCreate: {
@@ -645,7 +752,7 @@ export interface components {
              * @default 5
              */
             priority?: number;
-            fields: components["schemas"]["TemplateFields"];
+            fields: components["schemas"]["TemplateFieldsInput"];
             options?: components["schemas"]["TemplateOptions"];
         };
         TemplateUpdate: {
@@ -654,7 +761,7 @@ export interface components {
             keywords?: components["schemas"]["TemplateKeywords"];
             exclude_keywords?: string[];
             priority?: number;
-            fields?: components["schemas"]["TemplateFields"];
+            fields?: components["schemas"]["TemplateFieldsInput"];
             options?: components["schemas"]["TemplateOptions"];
         };
         Template: {
@@ -1013,6 +1120,13 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description Extraction identifier.
+         * @example ext_01JDQ8ZK3N4XW5V6B7C8D9E0FG
+         */
+        ExtractionIdPath: components["schemas"]["ExtractionId"];
+        /** @description `document` adds the text docex read from the document to the answer (`Extraction.document`). */
+        Include: "document";
         /** @description Page size, 1 to 100. */
         Limit: number;
     };
@@ -1064,7 +1178,10 @@ export interface operations {
     };
     createExtraction: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `document` adds the text docex read from the document to the answer (`Extraction.document`). */
+                include?: components["parameters"]["Include"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1103,6 +1220,28 @@ export interface operations {
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["InsufficientScope"];
+            /**
+             * @description The extraction was deleted (`DELETE /v1/extractions/{id}`) while it was
+             *     processing; nothing of it is kept.
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The extraction ext_01JDQ8ZK3N4XW5V6B7C8D9E0FG was deleted while it was processing."
+                     *       },
+                     *       "request_id": "req_01JDQ8ZK3N4XW5V6B7C8D9E0FH"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidFile"];
@@ -1113,14 +1252,17 @@ export interface operations {
     };
     getExtraction: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `document` adds the text docex read from the document to the answer (`Extraction.document`). */
+                include?: components["parameters"]["Include"];
+            };
             header?: never;
             path: {
                 /**
                  * @description Extraction identifier.
                  * @example ext_01JDQ8ZK3N4XW5V6B7C8D9E0FG
                  */
-                id: components["schemas"]["ExtractionId"];
+                id: components["parameters"]["ExtractionIdPath"];
             };
             cookie?: never;
         };
@@ -1131,6 +1273,43 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteExtraction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Extraction identifier.
+                 * @example ext_01JDQ8ZK3N4XW5V6B7C8D9E0FG
+                 */
+                id: components["parameters"]["ExtractionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted, or not there to delete. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Reset-Day": components["headers"]["X-RateLimit-Reset-Day"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -1,5 +1,6 @@
 import { admin } from './cli/admin.js';
 import { extract } from './cli/extract.js';
+import { templates } from './cli/templates.js';
 import { USAGE, UsageError } from './cli/usage.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -12,6 +13,10 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'workspace' || command === 'key') {
       const result = await admin(command, action ?? '', rest);
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      return 0;
+    }
+    if (command === 'template') {
+      process.stdout.write(await templates(action ?? '', rest, (line) => process.stderr.write(`docex: ${line}\n`)));
       return 0;
     }
     if (command === 'extract') return await extract(argv.slice(1));

@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import { OpenAPIBackend, type Operation, type Request } from 'openapi-backend';
+import { OpenAPIBackend } from 'openapi-backend';
 import ajvFormats from 'ajv-formats';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
@@ -11,7 +11,7 @@ import { requestId } from './http/request-id.js';
 import { securityHeaders } from './http/security-headers.js';
 import { errorMapper } from './http/errors.js';
 import { observe } from './http/observe.js';
-import { matchRoute } from './http/route.js';
+import { matchRoute, operationMatcher } from './http/route.js';
 import { authenticate, requireScopes } from './http/auth.js';
 import { rateLimit } from './http/rate-limit.js';
 import { jsonBody } from './http/body.js';
@@ -61,25 +61,7 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
     customizeAjv: (ajv) => ajvFormats.default(ajv, ['date-time', 'email', 'uri']),
   });
   await api.init();
-  // openapi-backend rebuilds its flattened operation list (lodash) on every match; the document does
-  // not change after init, so the list is built once.
-  const operations = api.router.getOperations();
-  api.router.getOperations = () => operations;
-  // Matching walks every operation's path pattern; the operation depends only on method and path, so
-  // a bounded memo serves repeated requests. Misses (404, 405) are not kept.
-  const match = api.router.matchOperation.bind(api.router) as (req: Request, strict?: boolean) => Operation | undefined;
-  const matched = new Map<string, Operation>();
-  api.router.matchOperation = ((req: Request, strict?: boolean) => {
-    const key = `${req.method} ${req.path}`;
-    const hit = matched.get(key);
-    if (hit) return hit;
-    const operation = match(req, strict);
-    if (operation) {
-      if (matched.size >= 1000) matched.clear();
-      matched.set(key, operation);
-    }
-    return operation;
-  }) as typeof api.router.matchOperation;
+  const match = operationMatcher(api);
   const missing = api.getOperations().filter((op) => !operationHandlers[op.operationId!]);
   if (missing.length) throw new Error(`No handler for operations: ${missing.map((op) => op.operationId).join(', ')}`);
 
@@ -90,11 +72,11 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
   app.use(securityHeaders(config.corsOrigins));
   app.use(errorMapper(logger));
   app.use(docsAssets);
-  app.use(matchRoute(api));
+  app.use(matchRoute(api, match));
   app.use(authenticate(store, deps.failedAuthLimiter, config.authFailuresPerMinute));
   app.use(rateLimit(deps.limiter, logger, { failOpen: config.rateLimitFailOpen, onRejected: (window) => metrics.rateLimitRejections.inc({ window }) }));
   app.use(requireScopes);
   app.use(jsonBody);
-  app.use(dispatch(api, operationHandlers));
+  app.use(dispatch(api, match, operationHandlers));
   return app;
 }

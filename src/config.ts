@@ -39,6 +39,8 @@ export interface Config {
   templateTimeoutMs: number;
   templateWorkerHeapMb: number;
   keepUploads: boolean;
+  /** Extractions older than this many days are deleted in the background; null keeps them. */
+  retentionDays: number | null;
   shutdownTimeoutMs: number;
   /**
    * A server that has not beaten its heartbeat for this long is taken to be gone; its `processing`
@@ -133,6 +135,7 @@ export function loadConfig(env: Env = process.env): Config {
     templateTimeoutMs: integer(env, 'TEMPLATE_TIMEOUT_MS', 2_000, 10, 600_000),
     templateWorkerHeapMb: integer(env, 'TEMPLATE_WORKER_HEAP_MB', 256, 32, 65_536),
     keepUploads: boolean(env, 'KEEP_UPLOADS', false),
+    retentionDays: env.RETENTION_DAYS?.trim() ? integer(env, 'RETENTION_DAYS', 0, 1, 36_500) : null,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     instanceStaleMs: integer(env, 'INSTANCE_STALE_MS', 60_000, 3_000, 86_400_000),
   };

@@ -13,6 +13,7 @@ import { createPipeline } from './extraction/pipeline.js';
 import { decodeFile } from './extraction/input.js';
 import { extractionService } from './services/extractions.js';
 import { templateService } from './services/templates.js';
+import { startRetention } from './services/retention.js';
 import { createTemplateRunner } from './templates/runner.js';
 import { answerClientError } from './http/client-error.js';
 import { bootstrapFirstKey, type FirstKey } from './bootstrap.js';
@@ -49,6 +50,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     (err) => logger.error({ err }, 'instance heartbeat failed'),
   );
   const firstKey = await bootstrapFirstKey(store);
+  const retention = config.retentionDays === null ? null : startRetention(store.extractions, config.retentionDays, logger);
 
   const clock = options.clock ?? systemClock;
   // Redis when configured (shared by every instance), else the database the instances already share.
@@ -129,7 +131,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
         await stopped;
         clearTimeout(timer);
-        await Promise.all([pipeline.close(), templateRunner.close()]);
+        await Promise.all([pipeline.close(), templateRunner.close(), retention?.stop()]);
         await counters.close();
         await instance.stop();
         await redis?.quit().catch(() => redis.disconnect());

@@ -17,7 +17,13 @@ Workspaces and keys (talk to the database in DATABASE_URL):
   docex key list --workspace ws_...
   docex key revoke key_...
 
-Output is JSON on stdout; errors go to stderr with a non-zero exit code.
+Templates (talk to the database in DATABASE_URL):
+  docex template import FILE.yml|json [--workspace ws_...]
+                                   convert an invoice2data template and store it in the workspace
+                                   (the only one when --workspace is left out); prints it as JSON
+  docex template export tpl_...    print a template as YAML, the body POST /v1/templates takes
+
+Output is JSON on stdout (YAML for template export); errors go to stderr with a non-zero exit code.
 
 Extraction:
   docex extract FILE [--template tpl_...] [--json]   send FILE to the server at DOCEX_URL (default http://127.0.0.1:8080)

@@ -12,6 +12,8 @@ export type Extraction = components['schemas']['Extraction'];
 export type ExtractionCreate = components['schemas']['ExtractionCreate'];
 export type ExtractionField = components['schemas']['ExtractionField'];
 export type ExtractionList = components['schemas']['ExtractionList'];
+export type DocumentContent = NonNullable<components['schemas']['DocumentContent']>;
+export type LineItem = components['schemas']['LineItem'];
 export type Me = components['schemas']['Me'];
 export type Template = components['schemas']['Template'];
 export type TemplateCreate = components['schemas']['TemplateCreate'];
@@ -62,7 +64,12 @@ export function createClient(options: ClientOptions) {
     /** Sends a file from disk (a path) or memory (a Buffer) and returns the finished extraction. */
     extractFile: async (file: string | Buffer, fileOptions: FileOptions = {}) =>
       unwrap<Extraction>(api.POST('/v1/extractions', { body: await extractionBody(file, fileOptions) })),
-    getExtraction: (id: string) => unwrap<Extraction>(api.GET('/v1/extractions/{id}', { params: { path: { id } } })),
+    /** `include: 'document'` adds the text docex read (`document`). */
+    getExtraction: (id: string, query: { include?: 'document' } = {}) => unwrap<Extraction>(api.GET('/v1/extractions/{id}', { params: { path: { id }, query } })),
+    /** Deletes the extraction and everything stored for it; an id already gone is not an error. */
+    deleteExtraction: async (id: string): Promise<void> => {
+      await unwrap<unknown>(api.DELETE('/v1/extractions/{id}', { params: { path: { id } } }));
+    },
     listExtractions: (query: { limit?: number; starting_after?: string } = {}) =>
       unwrap<ExtractionList>(api.GET('/v1/extractions', { params: { query } })),
     createTemplate: (body: TemplateCreate) => unwrap<Template>(api.POST('/v1/templates', { body })),

@@ -2,10 +2,10 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { DocumentError } from '../errors.js';
 import { createWorkerPool, WorkerStopped, type Job } from '../workers/pool.js';
-import type { OpenRequest } from './document-worker.js';
+import type { OpenRequest, PageLines } from './document-worker.js';
 import { PDFJS_MODULES } from './pdfjs.js';
-import { packDocument, unpackLines, type PackedLines } from './packed-lines.js';
-import type { DocumentText, FoundField, GrayImage, Line, PageText } from './types.js';
+import { packDocument, unpackLines } from './packed-lines.js';
+import type { DocumentText, FoundField, GrayImage, Line, PageSize, PageText } from './types.js';
 
 export type DocumentPoolConfig = Pick<
   Config,
@@ -15,8 +15,8 @@ export type DocumentPoolConfig = Pick<
 /** A PDF open in a document worker, which it keeps until it is closed. */
 export interface OpenPdf {
   pageCount: number;
-  /** The page's text layer in lines, or null when it has too little text to trust. */
-  lines(pageNumber: number): Promise<Line[] | null>;
+  /** The page's text layer in lines (null when it has too little text to trust) and its size. */
+  lines(pageNumber: number): Promise<{ lines: Line[] | null; size: PageSize }>;
   /** The page rendered for OCR at 300 dpi, or less when that would exceed the pixel limit. */
   render(pageNumber: number): Promise<GrayImage>;
   /**
@@ -107,8 +107,8 @@ export function createDocumentPool(config: DocumentPoolConfig, logger?: Logger):
       return {
         pageCount,
         async lines(pageNumber) {
-          const packed = await call<PackedLines | null>('lines', pageNumber);
-          return packed && unpackLines(packed);
+          const page = await call<PageLines>('lines', pageNumber);
+          return { lines: page.lines && unpackLines(page.lines), size: page.size };
         },
         async render(pageNumber) {
           const image = await call<GrayImage>('render', pageNumber);

@@ -6,7 +6,13 @@ import { openPdf, type PdfDocument, type PdfLimits } from './pdf.js';
 import { packLines, unpackDocument, type PackedDocument, type PackedLines } from './packed-lines.js';
 import { checkStreams, type StreamLimits } from './pdf-streams.js';
 import { loadPdfJs } from './pdfjs.js';
-import type { GrayImage, Line, PageText } from './types.js';
+import type { GrayImage, Line, PageSize, PageText } from './types.js';
+
+/** A page's text layer as sent to the main thread, and the page's size. */
+export interface PageLines {
+  lines: PackedLines | null;
+  size: PageSize;
+}
 
 /** What the main thread sends to open a PDF in this worker. */
 export interface OpenRequest {
@@ -48,13 +54,15 @@ serve({
     doc = await openPdf(file, limits);
     return doc.pageCount;
   },
+  /** The page's text layer in lines (null when it has too little text) and its size. */
   async lines(pageNumber: number) {
+    const size = await current().size(pageNumber);
     const words = await current().words(pageNumber);
-    if (!words) return null;
+    if (!words) return { lines: null, size };
     const lines = wordsToLines(words);
     textLayers.set(pageNumber, lines);
     const packed = packLines(lines);
-    return new Transfer<PackedLines>(packed, [packed.numbers.buffer as ArrayBuffer]);
+    return new Transfer<PageLines>({ lines: packed, size }, [packed.numbers.buffer as ArrayBuffer]);
   },
   /** The open PDF's fields: its text layers as read here, and the pages OCR read instead. */
   pdfFields(ocrPages: PackedDocument) {

@@ -133,7 +133,7 @@ async function pgm(gray: Buffer, width: number, height: number): Promise<GrayIma
 export async function turnPage(image: GrayImage, degrees: number): Promise<GrayImage> {
   const header = PGM_HEADER.exec(image.pgm.subarray(0, 32).toString('latin1'))![0];
   const page = await turn(image.pgm.subarray(header.length), image.width, image.height, degrees);
-  return encodePgm(page.gray, page.width, page.height, (((image.rotation ?? 0) + degrees) % 360 + 360) % 360);
+  return encodePgm(page.gray, page.width, page.height, (image.rotation ?? 0) + degrees);
 }
 
 /** Converts RGBA pixels (a rendered PDF page) to the grayscale image OCR reads. */

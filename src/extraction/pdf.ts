@@ -1,7 +1,7 @@
 import { DocumentError } from '../errors.js';
 import { toPgm } from './image.js';
 import { loadPdfJs, pdfjsAssets, sharedPdfWorker, type PdfJs } from './pdfjs.js';
-import type { GrayImage, Word } from './types.js';
+import type { GrayImage, PageSize, Word } from './types.js';
 
 type PdfJsDocument = Awaited<ReturnType<PdfJs['getDocument']>['promise']>;
 type TextItem = { str: string; transform: number[]; width: number; height: number };
@@ -15,6 +15,7 @@ export interface PdfDocument {
   pageCount: number;
   /** Words of the page's text layer, or null when it has too little text to trust. */
   words(pageNumber: number): Promise<Word[] | null>;
+  size(pageNumber: number): Promise<PageSize>;
   /** The page rendered for OCR at 300 dpi, or less when that would exceed the pixel limit. */
   render(pageNumber: number): Promise<GrayImage>;
   close(): Promise<void>;
@@ -132,6 +133,16 @@ export async function openPdf(bytes: Buffer, limits: PdfLimits): Promise<PdfDocu
         }
         page.cleanup();
         return chars >= MIN_TEXT_CHARS ? words : null;
+      } catch (err) {
+        throw pageError(pageNumber, err);
+      }
+    },
+
+    async size(pageNumber) {
+      try {
+        const page = await doc.getPage(pageNumber);
+        const viewport = page.getViewport({ scale: 1 });
+        return { width: viewport.width, height: viewport.height, rotation: ((page.rotate % 360) + 360) % 360 };
       } catch (err) {
         throw pageError(pageNumber, err);
       }

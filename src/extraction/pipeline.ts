@@ -8,7 +8,7 @@ import { createOcrPool } from './ocr-pool.js';
 import { pageLanguage } from './page-language.js';
 import { createDocumentPool, type DocumentPoolConfig } from './document-pool.js';
 import { readAhead } from './read-ahead.js';
-import type { ContentType, DocumentText, FoundField, GrayImage, PageText, Word } from './types.js';
+import type { ContentType, DocumentText, FoundField, GrayImage, PageSize, PageText, Word } from './types.js';
 
 export interface PipelineResult {
   pages: number;
@@ -86,8 +86,20 @@ interface PageRead {
   image: GrayImage;
 }
 
-function ocrPage(number: number, { words, image }: PageRead): PageText {
-  return { number, source: 'ocr', lines: wordsToLines(words, image.height / image.width), rotation: Math.round((image.rotation ?? 0) * 10) / 10 };
+/** Degrees turned clockwise, from 0 to under 360, to a tenth of a degree. */
+const clockwise = (degrees: number) => Math.round((((degrees % 360) + 360) % 360) * 10) / 10;
+
+/**
+ * A page read by OCR. A PDF page keeps its size in points (`shown`, as the PDF shows it), its
+ * sides swapped when OCR turned it a quarter turn; an image's size is the picture OCR read.
+ */
+function ocrPage(number: number, { words, image }: PageRead, shown?: PageSize): PageText {
+  const turn = image.rotation ?? 0;
+  const quarter = Math.round(turn / 90) % 2 !== 0;
+  const size: PageSize = shown
+    ? { width: quarter ? shown.height : shown.width, height: quarter ? shown.width : shown.height, rotation: clockwise(shown.rotation + turn) }
+    : { width: image.width, height: image.height, rotation: clockwise(turn) };
+  return { number, source: 'ocr', lines: wordsToLines(words, image.height / image.width), size };
 }
 
 /** Failures from one page carry the page number and how many pages were done before it. */
@@ -153,9 +165,9 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
     try {
       for (let n = 1; n <= pdf.pageCount && !failure; n += 1) {
         try {
-          const lines = await textLayer(n);
+          const { lines, size } = await textLayer(n);
           if (lines) {
-            pages.push({ number: n, source: 'text_layer', lines });
+            pages.push({ number: n, source: 'text_layer', lines, size });
             continue;
           }
           const image = await pdf.render(n);
@@ -163,7 +175,7 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
           const at = pages.length;
           pages.push({ number: n, source: 'ocr', lines: [] });
           const page: Promise<void> = ocr(image, languages, started > 0).then(
-            (read) => void (pages[at] = ocrPage(n, read)),
+            (read) => void (pages[at] = ocrPage(n, read, size)),
             (err: unknown) => void (failure ??= { error: onPage(n, err) }),
           );
           started += 1;

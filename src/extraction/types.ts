@@ -27,14 +27,25 @@ export interface Line {
   confidence: number;
 }
 
+/** A page's size as read: PDF points for a PDF page (its rotation applied), pixels for an image. */
+export interface PageSize {
+  width: number;
+  height: number;
+  /**
+   * Clockwise degrees, 0 to under 360, the page was turned before it was read: the rotation a PDF
+   * asks its page to be shown with, and for a scan the turn that made its text upright and level.
+   */
+  rotation: number;
+}
+
 export interface PageText {
   /** From 1. */
   number: number;
   /** How the text was obtained. */
   source: 'text_layer' | 'ocr';
   lines: Line[];
-  /** Degrees a scanned page was turned clockwise before OCR (skew included); word boxes are on the turned page. */
-  rotation?: number;
+  /** Known for pages the pipeline read; the boxes are fractions of it. */
+  size?: PageSize;
 }
 
 export interface DocumentText {

@@ -3,26 +3,38 @@ import type { OperationInput } from '../http/dispatch.js';
 import type { components } from '../../generated/openapi.js';
 import { notFound } from '../errors.js';
 import type { Store } from '../store/index.js';
-import { toExtraction } from '../store/extractions.js';
+import { toExtraction, type Extraction, type ExtractionRecord } from '../store/extractions.js';
 import type { ExtractionService } from '../services/extractions.js';
 import { cursor, pageSize } from './pagination.js';
 
 type ExtractionList = components['schemas']['ExtractionList'];
 
 export function extractionHandlers(store: Store, extractions: ExtractionService) {
+  /** The extraction as answered, with its document text when the request asks for it (`include=document`). */
+  async function answer(c: OperationInput, record: ExtractionRecord, requestId: string): Promise<Extraction> {
+    const extraction = toExtraction(record, requestId);
+    if (c.query.include !== 'document') return extraction;
+    return { ...extraction, document: await store.extractions.document(record.workspace_id, record.id) };
+  }
+
   return {
     async createExtraction(c: OperationInput, ctx: Ctx) {
       const { principal, requestId } = ctx.state;
       const record = await extractions.create(principal!.workspace.id, c.requestBody, requestId);
       ctx.status = 201;
       ctx.set('Location', `/v1/extractions/${record.id}`);
-      ctx.body = toExtraction(record, requestId);
+      ctx.body = await answer(c, record, requestId);
     },
     async getExtraction(c: OperationInput, ctx: Ctx) {
       const id = String(c.params.id);
       const record = await store.extractions.get(ctx.state.principal!.workspace.id, id);
       if (!record) throw notFound(`No such extraction ${id}.`);
-      ctx.body = toExtraction(record, ctx.state.requestId);
+      ctx.body = await answer(c, record, ctx.state.requestId);
+    },
+    async deleteExtraction(c: OperationInput, ctx: Ctx) {
+      // Idempotent: an id that is not (or no longer) in the workspace is answered like a deletion.
+      await store.extractions.delete(ctx.state.principal!.workspace.id, String(c.params.id));
+      ctx.status = 204;
     },
     async listExtractions(c: OperationInput, ctx: Ctx) {
       const page = await store.extractions.list(ctx.state.principal!.workspace.id, pageSize(c.query), cursor(c.query));

@@ -1,5 +1,5 @@
 import type { components } from '../../generated/openapi.js';
-import { ApiError, DocumentError, invalidRequest } from '../errors.js';
+import { ApiError, DocumentError, invalidRequest, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
@@ -7,6 +7,7 @@ import type { ExtractionRecord } from '../store/extractions.js';
 import type { Config } from '../config.js';
 import type { OcrLanguage } from '../extraction/ocr-languages.js';
 import type { DocumentText, FoundField } from '../extraction/types.js';
+import { documentContent } from '../extraction/document-content.js';
 
 type ExtractionCreate = components['schemas']['ExtractionCreate'];
 type ExtractionField = components['schemas']['ExtractionField'];
@@ -93,7 +94,7 @@ export function extractionService(deps: { store: Store; extractor: Extractor; te
           pages: result.pages,
           credits_used: result.pages,
           fields: numbered(applied.fields),
-        });
+        }, documentContent(result.document));
       } catch (err) {
         if (!(err instanceof DocumentError)) {
           // The client gets the error envelope; the stored record says why it never completed.
@@ -108,7 +109,10 @@ export function extractionService(deps: { store: Store; extractor: Extractor; te
         logger.info({ extraction_id: id, code: err.code }, 'extraction failed');
         await store.extractions.finish(id, { status: 'failed', error_code: err.code, error_message: err.message, pages: err.pages ?? 0, credits_used: err.pages ?? 0 });
       }
-      return (await store.extractions.get(workspaceId, id))!;
+      const record = await store.extractions.get(workspaceId, id);
+      // DELETE /v1/extractions/{id} may remove it while it is processing (its id is in the list by then).
+      if (!record) throw notFound(`The extraction ${id} was deleted while it was processing.`);
+      return record;
     },
   };
 }

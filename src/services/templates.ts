@@ -6,6 +6,7 @@ import type { Template } from '../store/templates.js';
 import { validateTemplate } from '../templates/validate.js';
 import { builtinTemplates } from '../templates/builtin.js';
 import { toTemplate } from '../templates/resource.js';
+import { expandFields, expandTemplate } from '../templates/shorthand.js';
 import { mergeFields } from '../templates/engine.js';
 import type { TemplateRunner } from '../templates/runner.js';
 import type { PipelineResult, TemplateApplier } from './extractions.js';
@@ -14,6 +15,16 @@ type TemplateCreate = components['schemas']['TemplateCreate'];
 type TemplateUpdate = components['schemas']['TemplateUpdate'];
 
 const isBuiltinId = (id: string) => id.startsWith('tpl_builtin_');
+
+/** Checks a new template (bare patterns written out as rules) and stores it in the workspace. */
+export async function saveNewTemplate(store: Store, workspaceId: string, input: TemplateCreate): Promise<Template> {
+  const body = expandTemplate(input);
+  validateTemplate(body);
+  const now = new Date().toISOString();
+  const template = toTemplate(body, { id: newId('tpl'), built_in: false, workspace_id: workspaceId, created_at: now, updated_at: now });
+  await store.templates.insert({ ...template, workspace_id: workspaceId });
+  return template;
+}
 
 function aggregateConfidence(fields: { confidence: number }[], fallback: number): number {
   if (fields.length === 0) return fallback;
@@ -57,17 +68,12 @@ export function templateService(store: Store, runner: TemplateRunner) {
       const page = templates.slice(start, start + limit);
       return { data: page, has_more: start + limit < templates.length };
     },
-    async create(workspaceId: string, input: TemplateCreate): Promise<Template> {
-      validateTemplate(input);
-      const now = new Date().toISOString();
-      const template = toTemplate(input, { id: newId('tpl'), built_in: false, workspace_id: workspaceId, created_at: now, updated_at: now });
-      await store.templates.insert({ ...template, workspace_id: workspaceId });
-      return template;
-    },
+    create: (workspaceId: string, input: TemplateCreate) => saveNewTemplate(store, workspaceId, input),
     async update(workspaceId: string, id: string, changes: TemplateUpdate): Promise<Template> {
       const current = isBuiltinId(id) ? undefined : await store.templates.get(workspaceId, id);
       if (!current) throw notFound(`No such template ${id}.`);
-      const next: Template = { ...current, ...changes, updated_at: new Date().toISOString() };
+      const { fields, ...rest } = changes;
+      const next: Template = { ...current, ...rest, ...(fields ? { fields: expandFields(fields) } : {}), updated_at: new Date().toISOString() };
       validateTemplate(next);
       await store.templates.replace({ ...next, workspace_id: workspaceId });
       return next;

@@ -2,6 +2,7 @@ import type { Db } from './db.js';
 import type { components } from '../../generated/openapi.js';
 
 type ExtractionField = components['schemas']['ExtractionField'];
+export type DocumentContent = NonNullable<components['schemas']['DocumentContent']>;
 export type Extraction = components['schemas']['Extraction'];
 
 export interface ExtractionRecord {
@@ -43,7 +44,21 @@ export function toExtraction(r: ExtractionRecord, requestId?: string): Extractio
   const data: Record<string, string> = {};
   for (const f of r.fields) if (!(f.field in data)) data[f.field] = f.value;
   const { workspace_id: _ws, request_id: _created_by, ...rest } = r;
-  return { ...rest, data, ...(requestId ? { request_id: requestId } : {}) };
+  return { ...rest, data, line_items: lineItemRows(r.fields), ...(requestId ? { request_id: requestId } : {}) };
+}
+
+const LINE_ITEM = /^line_items\.(\d+)\.([^.]+)$/;
+
+/** `line_items.N.<column>` fields as rows, by N; a row no field names is left out rather than sent empty. */
+function lineItemRows(fields: ExtractionField[]): Record<string, string>[] {
+  const rows: Record<string, string>[] = [];
+  for (const f of fields) {
+    const m = LINE_ITEM.exec(f.field);
+    if (!m) continue;
+    const row = (rows[Number(m[1])] ??= {});
+    if (!(m[2]! in row)) row[m[2]!] = f.value;
+  }
+  return rows.filter(Boolean);
 }
 
 export type ExtractionOutcome =
@@ -75,13 +90,48 @@ export function extractionsRepository(db: Db, instanceId: string) {
       await table().insert(row);
       return fromRow(row);
     },
-    async finish(id: string, outcome: ExtractionOutcome): Promise<void> {
+    /** Records the outcome, with the text read from the document when there is one, in one transaction. */
+    async finish(id: string, outcome: ExtractionOutcome, document?: DocumentContent): Promise<void> {
       const completed_at = new Date().toISOString();
       const changes: Partial<Row> =
         outcome.status === 'completed'
           ? { ...outcome, fields: JSON.stringify(outcome.fields), completed_at }
           : { ...outcome, completed_at };
-      await table().where({ id, status: 'processing' }).update(changes);
+      await db.transaction(async (trx) => {
+        const updated = await trx<Row>('extractions').where({ id, status: 'processing' }).update(changes);
+        if (updated && document) await trx('extraction_documents').insert({ extraction_id: id, body: JSON.stringify(document) });
+      });
+    },
+    /** The text read from the extraction's document; null when none was stored (or no such extraction). */
+    async document(workspace_id: string, id: string): Promise<DocumentContent | null> {
+      const row = await db('extraction_documents')
+        .join('extractions', 'extractions.id', 'extraction_documents.extraction_id')
+        .where({ 'extractions.id': id, 'extractions.workspace_id': workspace_id })
+        .first<{ body: string } | undefined>('extraction_documents.body');
+      return row ? (JSON.parse(row.body) as DocumentContent) : null;
+    },
+    /** Deletes the extraction with its document text and stored upload; false when there was none in the workspace. */
+    async delete(workspace_id: string, id: string): Promise<boolean> {
+      return db.transaction(async (trx) => {
+        const owned = await trx<Row>('extractions').where({ id, workspace_id }).first('id');
+        if (!owned) return false;
+        await trx('extraction_documents').where({ extraction_id: id }).delete();
+        await trx<Row>('extractions').where({ id, workspace_id }).delete();
+        return true;
+      });
+    },
+    /**
+     * Deletes up to `limit` finished extractions created before `before` (ISO timestamp), oldest first,
+     * with their document text; returns how many. Small batches keep each transaction short.
+     */
+    async deleteCreatedBefore(before: string, limit: number): Promise<number> {
+      return db.transaction(async (trx) => {
+        const ids = (await trx<Row>('extractions').where('created_at', '<', before).whereNot({ status: 'processing' }).orderBy('created_at').limit(limit).select('id')).map((r) => r.id);
+        if (ids.length === 0) return 0;
+        await trx('extraction_documents').whereIn('extraction_id', ids).delete();
+        await trx<Row>('extractions').whereIn('id', ids).delete();
+        return ids.length;
+      });
     },
     async get(workspace_id: string, id: string): Promise<ExtractionRecord | undefined> {
       const row = await table().where({ id, workspace_id }).first();

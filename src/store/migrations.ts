@@ -97,6 +97,22 @@ const MIGRATIONS: Record<string, Migration> = {
       if (db.client.config.client === 'pg') await db.schema.dropTableIfExists('rate_limit_counters');
     },
   },
+  '003_documents': {
+    async up(db) {
+      // The text read from a document, kept apart so that reading and listing extractions does not
+      // load it; only `?include=document` does.
+      await db.schema.createTable('extraction_documents', (t) => {
+        t.string('extraction_id', 40).primary().references('id').inTable('extractions');
+        t.text('body').notNullable();
+      });
+      // Retention deletes by age.
+      await db.schema.alterTable('extractions', (t) => t.index(['created_at']));
+    },
+    async down(db) {
+      await db.schema.dropTableIfExists('extraction_documents');
+      await db.schema.alterTable('extractions', (t) => t.dropIndex(['created_at']));
+    },
+  },
 };
 
 const source: Knex.MigrationSource<string> = {

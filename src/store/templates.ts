@@ -43,6 +43,11 @@ export function templatesRepository(db: Db) {
       const row = await table().where({ id, workspace_id }).first();
       return row && fromRow(row);
     },
+    /** Whatever its workspace: for the administration command, which works on the whole database. */
+    async find(id: string): Promise<Template | undefined> {
+      const row = await table().where({ id }).first();
+      return row && fromRow(row);
+    },
     async listAll(workspace_id: string): Promise<Template[]> {
       return (await table().where({ workspace_id }).orderBy('id', 'desc')).map(fromRow);
     },

@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 import type { components } from '../../generated/openapi.js';
 import { checkTemplate } from './validate.js';
 import { toTemplate } from './resource.js';
+import type { TemplateBody } from './shorthand.js';
 
 type Template = components['schemas']['Template'];
-type TemplateCreate = components['schemas']['TemplateCreate'];
 
 const DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'builtin');
 /** Built-in templates do not change at run time; they date from the invoice2data commit they come from. */
@@ -27,7 +27,7 @@ export function loadBuiltinTemplates(dir = DIR): Template[] {
     .filter((f) => f.endsWith('.json'))
     .sort()
     .map((file) => {
-      const body = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as TemplateCreate;
+      const body = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as TemplateBody;
       // A broken data file is a packaging bug: fail at start-up, not on some later request.
       checkTemplate(body);
       return toTemplate(body, { id: `tpl_builtin_${templateSlug(file)}`, built_in: true, workspace_id: null, created_at: RELEASED, updated_at: RELEASED });

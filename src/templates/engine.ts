@@ -9,14 +9,14 @@ import { UNECE_TABLES, withUneceCode } from './unece.js';
 import { cachedPattern } from './regex.js';
 import { locate, MAX_TEMPLATE_TEXT, prepare, templateText, type Location, type TemplateText } from './text.js';
 import { keywordAsMatched, patternsOf } from './validate.js';
-import { coerce, formatAmount, type TypedValue, type ValueContext } from './values.js';
+import type { TemplateBody } from './shorthand.js';
+import { coerce, formatAmount, formOf, type TypedValue, type ValueContext } from './values.js';
 
 type Template = components['schemas']['Template'];
-type TemplateCreate = components['schemas']['TemplateCreate'];
 type TemplateField = components['schemas']['TemplateField'];
 type TemplateOptions = components['schemas']['TemplateOptions'];
 /** What applying a template needs: a stored template or one being tried out. */
-export type TemplateRules = Pick<TemplateCreate, 'name' | 'keywords' | 'exclude_keywords' | 'fields' | 'options'>;
+export type TemplateRules = Pick<TemplateBody, 'name' | 'keywords' | 'exclude_keywords' | 'fields' | 'options'>;
 
 /** A rule the template states outright is trusted above a generic guess; OCR doubts lower it. */
 const CONFIDENCE = { static: 99, regex: 97, lines: 95, label: 93, currency: 90 } as const;
@@ -109,7 +109,7 @@ function placed(where: Location | undefined): Pick<FoundField, 'page' | 'bbox'> 
 
 const onPage = (where: Location | undefined) => (where ? ` on page ${where.page}` : '');
 
-function regexHits(ctx: Context, field: TemplateField): Hit[] {
+function regexHits(ctx: Context, name: string, field: TemplateField): Hit[] {
   const vctx = valueContext(ctx, field);
   const hits: Hit[] = [];
   patternsOf(field.regex).forEach((source, i) => {
@@ -117,7 +117,7 @@ function regexHits(ctx: Context, field: TemplateField): Hit[] {
       const named = m.groups?.value !== undefined;
       const raw = named ? m.groups!.value! : (m[1] ?? '');
       const at = (named ? m.indices?.groups?.value : m.indices?.[1]) ?? [m.index, m.index + m[0].length];
-      const typed = coerce(raw, field.type, vctx);
+      const typed = coerce(raw, formOf(outputName(name), field.type), vctx);
       if (typed) hits.push({ typed, start: at[0], end: at[1], pattern: i + 1 });
     }
   });
@@ -149,10 +149,10 @@ function grouped(field: TemplateField, hits: Hit[]): { text: string; hit: Hit; h
   }
 }
 
-function tableHits(ctx: Context, field: TemplateField): Hit[] {
+function tableHits(ctx: Context, name: string, field: TemplateField): Hit[] {
   const vctx = valueContext(ctx, field);
   return tableColumn(field, ctx.text.text).flatMap((cell) => {
-    const typed = coerce(cell.value, field.type, vctx);
+    const typed = coerce(cell.value, formOf(outputName(name), field.type), vctx);
     return typed ? [{ typed, start: cell.start, end: cell.end, pattern: 1 }] : [];
   });
 }
@@ -175,16 +175,16 @@ function fromHits(ctx: Context, name: string, field: TemplateField, hits: Hit[],
 }
 
 function tableField(ctx: Context, name: string, field: TemplateField): FoundField[] {
-  return fromHits(ctx, name, field, tableHits(ctx, field), () => `table column '${field.column}'`);
+  return fromHits(ctx, name, field, tableHits(ctx, name, field), () => `table column '${field.column}'`);
 }
 
 function regexField(ctx: Context, name: string, field: TemplateField): FoundField[] {
   const count = patternsOf(field.regex).length;
-  return fromHits(ctx, name, field, regexHits(ctx, field), (hit) => `regex ${hit.pattern} of ${count}`);
+  return fromHits(ctx, name, field, regexHits(ctx, name, field), (hit) => `regex ${hit.pattern} of ${count}`);
 }
 
 function staticField(ctx: Context, name: string, field: TemplateField): FoundField[] {
-  const typed = coerce(field.value ?? '', field.type, valueContext(ctx, field));
+  const typed = coerce(field.value ?? '', formOf(outputName(name), field.type), valueContext(ctx, field));
   if (!typed) return [];
   return [{ field: outputName(name), value: typed.text, confidence: CONFIDENCE.static, explanation: `template '${ctx.t.name}' rule '${name}' (static value)` }];
 }
@@ -193,7 +193,7 @@ function labelField(ctx: Context, name: string, field: TemplateField): FoundFiel
   const direction = field.direction ?? 'right';
   const hit = findByLabel(ctx.doc, field.label!, direction);
   if (!hit) return [];
-  const typed = coerce(hit.words.map((w) => w.text).join(' '), field.type, valueContext(ctx, field));
+  const typed = coerce(hit.words.map((w) => w.text).join(' '), formOf(outputName(name), field.type), valueContext(ctx, field));
   if (!typed) return [];
   const confidence = hit.words.reduce((sum, w: Word) => sum + w.confidence, 0) / hit.words.length;
   return [

@@ -4,8 +4,8 @@ import { docexFieldName } from './field-names.js';
 import { compilePattern, PatternError } from './regex.js';
 import { checkField, checkTemplate, TemplateError } from './validate.js';
 import { unknownDirective } from './values.js';
+import type { TemplateBody } from './shorthand.js';
 
-type TemplateCreate = components['schemas']['TemplateCreate'];
 type TemplateField = components['schemas']['TemplateField'];
 type LinesRule = components['schemas']['LinesRule'];
 type TemplateOptions = components['schemas']['TemplateOptions'];
@@ -13,7 +13,7 @@ type FieldType = components['schemas']['FieldType'];
 type Group = NonNullable<TemplateField['group']>;
 
 export interface Conversion {
-  template: TemplateCreate | null;
+  template: TemplateBody | null;
   /** Parts left out, each with the reason; the template still converts. */
   dropped: string[];
   /** Why the template as a whole could not be converted. */
@@ -262,7 +262,7 @@ export function convertInvoice2data(raw: unknown, source: string): Conversion {
     });
     if (!fields.vendor_name) fields.vendor_name = { parser: 'static', value: issuer.slice(0, 1000), required: false };
 
-    const template: TemplateCreate = {
+    const template: TemplateBody = {
       name: issuer.slice(0, 200),
       description: `Converted from the invoice2data template ${source} (MIT licence).`,
       keywords,

@@ -1,11 +1,11 @@
 import type { components } from '../../generated/openapi.js';
+import type { TemplateBody } from './shorthand.js';
 
 type Template = components['schemas']['Template'];
-type TemplateCreate = components['schemas']['TemplateCreate'];
 
 /** The stored resource for a template body, with the documented defaults for members left out. */
 export function toTemplate(
-  input: TemplateCreate,
+  input: TemplateBody,
   meta: Pick<Template, 'id' | 'built_in' | 'workspace_id' | 'created_at' | 'updated_at'>,
 ): Template {
   return {

@@ -2,8 +2,8 @@ import type { components } from '../../generated/openapi.js';
 import { invalidRequest } from '../errors.js';
 import { compilePattern, PatternError, type CompiledPattern } from './regex.js';
 import { unknownDirective } from './values.js';
+import type { TemplateBody } from './shorthand.js';
 
-type TemplateCreate = components['schemas']['TemplateCreate'];
 type TemplateField = components['schemas']['TemplateField'];
 type RegexList = components['schemas']['RegexList'];
 type LinesRule = components['schemas']['LinesRule'];
@@ -133,7 +133,7 @@ export function checkField(name: string, field: TemplateField): void {
 }
 
 /** The checks of a template beyond its JSON schema: patterns, group counts, names, formats. */
-export function checkTemplate(t: TemplateCreate): void {
+export function checkTemplate(t: TemplateBody): void {
   // Checked as they will be matched: "\d* \d* \d*x" is harmless until its spaces go.
   const asMatched = (list: RegexList): RegexList => (Array.isArray(list) ? list.map((k) => keywordAsMatched(k, t.options)) : keywordAsMatched(list, t.options));
   compiled(asMatched(t.keywords), 'keywords');
@@ -150,7 +150,7 @@ export function checkTemplate(t: TemplateCreate): void {
  * `checkTemplate` for the API: a problem is `400 invalid_request` naming the member, and a tenant's
  * template gets a bounded share of the event loop (built-in and converted templates are trusted).
  */
-export function validateTemplate(t: TemplateCreate): void {
+export function validateTemplate(t: TemplateBody): void {
   checkDeadline = performance.now() + CHECK_BUDGET_MS;
   try {
     checkTemplate(t);

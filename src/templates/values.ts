@@ -1,5 +1,6 @@
 import type { components } from '../../generated/openapi.js';
-import { parseAmount, parseDate, type DateOrder } from '../extraction/normalise.js';
+import { currencyOf, parseAmount, parseDate, type DateOrder } from '../extraction/normalise.js';
+import { EMAIL } from '../extraction/patterns.js';
 
 type FieldType = components['schemas']['FieldType'];
 type TemplateOptions = components['schemas']['TemplateOptions'];
@@ -125,8 +126,53 @@ export interface TypedValue {
   key: number | string;
 }
 
-export function coerce(raw: string, type: FieldType | undefined, ctx: ValueContext): TypedValue | null {
+/**
+ * How a value is read: a template field's `type`, or one of the forms generic extraction gives the
+ * canonical fields (`currency`: an ISO 4217 code; `compact`: upper case without spaces, as IBANs and
+ * tax ids are; `email`: the address alone; `text`: spaces collapsed).
+ */
+export type ValueForm = FieldType | 'currency' | 'compact' | 'email' | 'text';
+
+/** The form of each canonical field (see `CANONICAL_FIELDS` in extraction/labels.ts), as generic extraction returns it. */
+export const CANONICAL_FORMS: Readonly<Record<string, ValueForm>> = {
+  invoice_number: 'text',
+  invoice_date: 'date',
+  due_date: 'date',
+  vendor_name: 'text',
+  vendor_address: 'text',
+  customer_name: 'text',
+  subtotal: 'amount',
+  tax_amount: 'amount',
+  total_amount: 'amount',
+  currency: 'currency',
+  purchase_order: 'text',
+  vendor_tax_id: 'compact',
+  iban: 'compact',
+  email: 'email',
+  phone: 'text',
+};
+
+/** A field's form: its explicit `type` wins, then its name's canonical form; any other field is text as read. */
+export const formOf = (name: string, type: FieldType | undefined): ValueForm | undefined => type ?? CANONICAL_FORMS[name];
+
+export function coerce(raw: string, type: ValueForm | undefined, ctx: ValueContext): TypedValue | null {
   switch (type) {
+    case 'currency': {
+      const code = currencyOf(raw) ?? (/^\s*[A-Za-z]{3}\s*$/.test(raw) ? raw.trim().toUpperCase() : null);
+      return code ? { text: code, key: code } : null;
+    }
+    case 'compact': {
+      const text = raw.replace(/\s+/g, '').toUpperCase();
+      return text ? { text, key: text } : null;
+    }
+    case 'email': {
+      const email = raw.match(EMAIL)?.[0];
+      return email ? { text: email, key: email } : null;
+    }
+    case 'text': {
+      const text = raw.replace(/\s+/g, ' ').trim();
+      return { text, key: text };
+    }
     case 'date': {
       const date = normaliseDate(raw, ctx);
       return date ? { text: date, key: date } : null;

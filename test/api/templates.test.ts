@@ -103,4 +103,35 @@ describe.each(databases)('templates on $name', (kind) => {
     expect(matched.template_id).toBe(tpl.id);
     expect(matched.data.vendor_name).toBe('ACME Supplies GmbH (template)');
   });
+
+  it("takes invoice2data's bare-regex shorthand, stores it written out and reads canonical fields as generic extraction does", async () => {
+    const body = {
+      name: 'ACME shorthand',
+      keywords: ['no such text anywhere'],
+      fields: { total_amount: 'Total:\\s*([\\d.,]+)', invoice_date: ['Nothing here (\\d+)', 'Invoice date:\\s*(\\S+)'], reference: 'PO Number:\\s*(\\S+)' },
+      options: { decimal_separator: ',' },
+    };
+    const created = await api.call('createTemplate', 'POST', '/v1/templates', { key, body });
+    expect(created.status).toBe(201);
+    expect((created.body as { fields: unknown }).fields).toEqual({
+      total_amount: { parser: 'regex', regex: body.fields.total_amount },
+      invoice_date: { parser: 'regex', regex: body.fields.invoice_date },
+      reference: { parser: 'regex', regex: body.fields.reference },
+    });
+    const id = (created.body as { id: string }).id;
+    const ext = (await api.call('createExtraction', 'POST', '/v1/extractions', { key, body: { file: pdf, file_name: 'a.pdf', template_id: id } })).body as { data: Record<string, string>; fields: Field[] };
+    // "1.469,06 EUR" with decimal_separator ',': the template's total reads as the generic one does.
+    expect(ext.data.total_amount).toBe(EU_EXPECTED.total_amount);
+    expect(ext.fields.find((f) => f.field === 'total_amount')!.explanation).toContain("rule 'total_amount'");
+    expect(ext.data.invoice_date).toBe(EU_EXPECTED.invoice_date);
+    expect(ext.data.reference).toBe('PO-7781');
+    const patched = await api.call('updateTemplate', 'PATCH', `/v1/templates/${id}`, { key, body: { fields: { invoice_number: 'Invoice No\\.:\\s*(\\S+)' } } });
+    expect((patched.body as { fields: unknown }).fields).toEqual({ invoice_number: { parser: 'regex', regex: 'Invoice No\\.:\\s*(\\S+)' } });
+    const refused = await api.call('createTemplate', 'POST', '/v1/templates', { key, body: { ...body, fields: { total_amount: 'Total: \\d+' } } });
+    expect(refused.status).toBe(400);
+    expect(message(refused)).toContain('fields.total_amount.regex');
+    const wrong = await api.call('createTemplate', 'POST', '/v1/templates', { key, body: { ...body, fields: { total_amount: 42 } } });
+    expect(wrong.status).toBe(400);
+    expect(message(wrong)).toContain('body.fields.total_amount');
+  });
 });

@@ -28,6 +28,17 @@ describe('typed client against a running server', () => {
     expect(extraction.data.total_amount).toBe('1234.50');
     const again = await client.getExtraction(extraction.id);
     expect(again.fields).toEqual(extraction.fields);
+    expect(again.document).toBeUndefined();
+    const withText = await client.getExtraction(extraction.id, { include: 'document' });
+    expect(withText.document!.pages[0]!.lines.map((l) => l.text)).toContain('ACME Corporation');
+  });
+
+  it('deletes an extraction, and deleting it again is no error', async () => {
+    const client = createClient({ baseUrl: t.url, apiKey: t.key });
+    const extraction = await client.extractFile(await invoicePdf(), { fileName: 'invoice.pdf' });
+    await client.deleteExtraction(extraction.id);
+    await expect(client.getExtraction(extraction.id)).rejects.toMatchObject({ name: 'DocexError', code: 'not_found', status: 404 });
+    await expect(client.deleteExtraction(extraction.id)).resolves.toBeUndefined();
   });
 
   it('surfaces the error envelope as a typed DocexError', async () => {

@@ -13,7 +13,8 @@ const ids = { extraction: null, template: null };
 const TEMPLATE = {
   name: 'Contract test template',
   keywords: ['ACME'],
-  fields: { invoice_number: { parser: 'regex', regex: 'Invoice\\s+No\\.?\\s*:?\\s*([A-Z0-9-]+)' } },
+  // total_amount in invoice2data's bare-regex shorthand.
+  fields: { invoice_number: { parser: 'regex', regex: 'Invoice\\s+No\\.?\\s*:?\\s*([A-Z0-9-]+)' }, total_amount: 'Total:\\s*([\\d.,]+)' },
   options: { currency: 'EUR' },
 };
 
@@ -31,7 +32,8 @@ hooks.beforeEach((transaction, done) => {
   const { path, status } = parse(transaction.name);
   const request = transaction.request;
   const method = request.method;
-  transaction.skip = NOT_REPLAYED.has(status);
+  // Nor a create whose extraction is deleted while it is processing (a race): test/api/data.test.ts.
+  transaction.skip = NOT_REPLAYED.has(status) || (request.method === 'POST' && path === '/v1/extractions' && status === 404);
   if (!path.startsWith('/v1')) return done();
 
   request.headers.Authorization = `Bearer ${KEY}`;

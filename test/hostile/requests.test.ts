@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databases } from '../store/databases.js';
 import { startApiServer, type ApiServer } from '../support/api-server.js';
@@ -36,6 +37,19 @@ describe('hostile requests', () => {
       const res = await api.call('createExtraction', 'POST', '/v1/extractions', { key, raw, headers });
       expect(res.status, raw).toBe(status);
     }
+  });
+
+  it('refuses compressed bodies and prototype keys instead of reading them', async () => {
+    const gzip = await api.call('createExtraction', 'POST', '/v1/extractions', {
+      key,
+      raw: zlib.gzipSync(JSON.stringify({ file: PDF_B64, file_name: 'a.pdf' })),
+      headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+    });
+    expect(gzip.status).toBe(415);
+    expect((gzip.body as { error: { message: string } }).error.message).toBe('Send the body uncompressed (got Content-Encoding: gzip).');
+    const proto = await api.call('createExtraction', 'POST', '/v1/extractions', { key, raw: `{"file":"${PDF_B64}","file_name":"a.pdf","__proto__":{"admin":true}}`, headers: { 'Content-Type': 'application/json' } });
+    expect(proto.status).toBe(400);
+    expect((proto.body as { error: { message: string } }).error.message).toMatch(/^The request body is not valid JSON: .*prototype/);
   });
 
   it('names missing, null, wrong-typed, extra and oversized members', async () => {

@@ -19,4 +19,11 @@ describe('configuration', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow('PORT must be a whole number, got "eighty"');
     expect(() => loadConfig({ DATABASE_URL: 'mysql://u:secret@h/db' })).toThrow('DATABASE_URL must start with sqlite: or postgres://, got "mysql://***@h/db"');
   });
+
+  it('keeps extractions unless RETENTION_DAYS is set, then for that many days', () => {
+    expect(loadConfig({}).retentionDays).toBeNull();
+    expect(loadConfig({ RETENTION_DAYS: '' }).retentionDays).toBeNull();
+    expect(loadConfig({ RETENTION_DAYS: '30' }).retentionDays).toBe(30);
+    expect(() => loadConfig({ RETENTION_DAYS: '0' })).toThrow('RETENTION_DAYS must be between 1 and 36500, got 0');
+  });
 });

@@ -1,5 +1,7 @@
+import type { TemplateBody } from '../../src/templates/shorthand.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { CANONICAL_FIELDS } from '../../src/extraction/labels.js';
 import { describe, expect, it } from 'vitest';
 import type { components } from '../../generated/openapi.js';
 import type { FoundField } from '../../src/extraction/types.js';
@@ -9,7 +11,7 @@ import { templateText } from '../../src/templates/text.js';
 import { documentFromText } from '../../scripts/eval/text-document.js';
 
 type Template = components['schemas']['Template'];
-type TemplateCreate = components['schemas']['TemplateCreate'];
+type TemplateCreate = TemplateBody;
 
 const CUSTOM = path.resolve(import.meta.dirname, '../fixtures/invoice2data/custom');
 
@@ -123,6 +125,79 @@ describe('engine semantics', () => {
     expect(matchesTemplate({ ...base, keywords: ['ACME', 'Invoice\\s+No'] }, text)).toBe(true);
     expect(matchesTemplate({ ...base, keywords: ['ACME'], exclude_keywords: ['Fee'] }, text)).toBe(false);
     expect(matchesTemplate({ ...base, keywords: ['ACME', 'Credit note'] }, text)).toBe(false);
+  });
+});
+
+describe('canonical fields take their generic form by default', () => {
+  const invoice = documentFromText(
+    [
+      'ACME GmbH  Rechnung',
+      'Rechnungsnummer:   RE  2026 / 17',
+      'Datum: 03.02.2026   Fällig: 5. März 2026',
+      'Bestellung:  PO 88',
+      'Netto 5.001,03  MwSt 950,20  Gesamt 5.951,23 €',
+      'Lieferant:  ACME   GmbH',
+      'Adresse:  Hauptstr. 1,   10115 Berlin',
+      'Kunde:  Globex   AG',
+      'IBAN: de89 3704 0044 0532 0130 00',
+      'USt-IdNr.: de 123 456 789',
+      'E-Mail: <billing@acme.example>',
+      'Tel.:  +49 30   1234567',
+    ].join('\n'),
+  );
+  const rules: Record<string, string> = {
+    invoice_number: 'Rechnungsnummer:\\s+(.+)',
+    invoice_date: 'Datum: (\\S+)',
+    due_date: 'Fällig: (\\d+\\. \\w+ \\d{4})',
+    purchase_order: 'Bestellung:\\s+(.+)',
+    subtotal: 'Netto ([\\d.,]+)',
+    tax_amount: 'MwSt ([\\d.,]+)',
+    total_amount: 'Gesamt ([\\d.,]+)',
+    currency: 'Gesamt [\\d.,]+ (\\S+)',
+    vendor_name: 'Lieferant:\\s+(.+)',
+    vendor_address: 'Adresse:\\s+(.+)',
+    customer_name: 'Kunde:\\s+(.+)',
+    iban: 'IBAN: (.+)',
+    vendor_tax_id: 'USt-IdNr\\.: (.+)',
+    email: 'E-Mail: (.+)',
+    phone: 'Tel\\.:\\s+(.+)',
+  };
+  const expected: Record<string, string> = {
+    invoice_number: 'RE 2026 / 17',
+    invoice_date: '2026-02-03',
+    due_date: '2026-03-05',
+    purchase_order: 'PO 88',
+    subtotal: '5001.03',
+    tax_amount: '950.20',
+    total_amount: '5951.23',
+    currency: 'EUR',
+    vendor_name: 'ACME GmbH',
+    vendor_address: 'Hauptstr. 1, 10115 Berlin',
+    customer_name: 'Globex AG',
+    iban: 'DE89370400440532013000',
+    vendor_tax_id: 'DE123456789',
+    email: 'billing@acme.example',
+    phone: '+49 30 1234567',
+  };
+  const apply = (fields: TemplateCreate['fields']) =>
+    Object.fromEntries(applyTemplate({ name: 'ACME', keywords: ['ACME'], fields, options: { decimal_separator: ',', languages: ['de'] } }, invoice).map((f) => [f.field, f.value]));
+
+  it('covers every canonical field', () => {
+    expect(Object.keys(rules).sort()).toEqual([...CANONICAL_FIELDS].sort());
+  });
+
+  it.each(Object.keys(rules))('%s', (name) => {
+    expect(apply({ [name]: { parser: 'regex', regex: rules[name]! } })[name]).toBe(expected[name]);
+  });
+
+  it('lets an explicit type win over the canonical form', () => {
+    expect(apply({ total_amount: { parser: 'regex', regex: rules.total_amount!, type: 'string' } }).total_amount).toBe('5.951,23');
+    expect(apply({ iban: { parser: 'regex', regex: rules.iban!, type: 'string' } }).iban).toBe('de89 3704 0044 0532 0130 00');
+  });
+
+  it('reads static values and other fields by name too', () => {
+    expect(apply({ currency: { parser: 'static', value: '€' }, total_amount: { parser: 'static', value: '1.234,50' } })).toMatchObject({ currency: 'EUR', total_amount: '1234.50' });
+    expect(apply({ reference: { parser: 'regex', regex: 'Netto ([\\d.,]+)' } }).reference).toBe('5.001,03');
   });
 });
 

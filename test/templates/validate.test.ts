@@ -1,10 +1,11 @@
+import type { TemplateBody } from '../../src/templates/shorthand.js';
 import { describe, expect, it } from 'vitest';
 import type { components } from '../../generated/openapi.js';
 import { ApiError } from '../../src/errors.js';
 import { compilePattern, translatePattern } from '../../src/templates/regex.js';
 import { validateTemplate } from '../../src/templates/validate.js';
 
-type TemplateCreate = components['schemas']['TemplateCreate'];
+type TemplateCreate = TemplateBody;
 type TemplateField = components['schemas']['TemplateField'];
 
 const withField = (field: TemplateField, name = 'total_amount'): TemplateCreate => ({ name: 'ACME', keywords: ['ACME'], fields: { [name]: field } });
