@@ -1,6 +1,7 @@
 import { DocumentError } from '../errors.js';
 import { toPgm } from './image.js';
 import { loadPdfJs, pdfjsAssets, sharedPdfWorker, type PdfJs } from './pdfjs.js';
+import type { Attachment } from './einvoice/read.js';
 import type { GrayImage, Word } from './types.js';
 
 type PdfJsDocument = Awaited<ReturnType<PdfJs['getDocument']>['promise']>;
@@ -17,6 +18,8 @@ export interface PdfDocument {
   words(pageNumber: number): Promise<Word[] | null>;
   /** The page rendered for OCR at 300 dpi, or less when that would exceed the pixel limit. */
   render(pageNumber: number): Promise<GrayImage>;
+  /** The files embedded in the PDF (its EmbeddedFiles name tree), with their contents. */
+  attachments(): Promise<Attachment[]>;
   close(): Promise<void>;
 }
 
@@ -161,6 +164,12 @@ export async function openPdf(bytes: Buffer, limits: PdfLimits): Promise<PdfDocu
       } catch (err) {
         throw pageError(pageNumber, err);
       }
+    },
+
+    async attachments() {
+      // The contents decode within the budget the stream check (./pdf-streams.ts) held the whole file to.
+      const found = (await doc.getAttachments()) as Record<string, { filename: string; content: Uint8Array | null }> | null;
+      return Object.values(found ?? {}).flatMap((a) => (a.content ? [{ name: a.filename, bytes: a.content }] : []));
     },
 
     async close() {

@@ -2,6 +2,7 @@ import type { Db } from './db.js';
 import type { components } from '../../generated/openapi.js';
 
 type ExtractionField = components['schemas']['ExtractionField'];
+type EInvoice = NonNullable<components['schemas']['EInvoice']>;
 export type Extraction = components['schemas']['Extraction'];
 
 export interface ExtractionRecord {
@@ -16,6 +17,7 @@ export interface ExtractionRecord {
   credits_used: number;
   pages: number;
   fields: ExtractionField[];
+  e_invoice: EInvoice | null;
   error_code: string | null;
   error_message: string | null;
   created_at: string;
@@ -23,16 +25,18 @@ export interface ExtractionRecord {
   request_id: string | null;
 }
 
-interface Row extends Omit<ExtractionRecord, 'fields'> {
+interface Row extends Omit<ExtractionRecord, 'fields' | 'e_invoice'> {
   fields: string;
+  e_invoice: string | null;
   upload: Buffer | null;
   /** The server instance working on it while `processing` (see instances.ts). */
   owner_instance: string | null;
 }
 
-const fromRow = ({ upload: _upload, owner_instance: _owner, fields, ...rest }: Row): ExtractionRecord => ({
+const fromRow = ({ upload: _upload, owner_instance: _owner, fields, e_invoice, ...rest }: Row): ExtractionRecord => ({
   ...rest,
   fields: JSON.parse(fields) as ExtractionField[],
+  e_invoice: e_invoice ? (JSON.parse(e_invoice) as EInvoice) : null,
 });
 
 /**
@@ -47,7 +51,7 @@ export function toExtraction(r: ExtractionRecord, requestId?: string): Extractio
 }
 
 export type ExtractionOutcome =
-  | { status: 'completed'; template_id: string | null; confidence: number; pages: number; credits_used: number; fields: ExtractionField[] }
+  | { status: 'completed'; template_id: string | null; confidence: number; pages: number; credits_used: number; fields: ExtractionField[]; e_invoice?: EInvoice | null }
   | { status: 'failed'; error_code: string; error_message: string; pages: number; credits_used: number };
 
 /** `instanceId` is the server this store belongs to; new extractions are recorded as its work. */
@@ -65,6 +69,7 @@ export function extractionsRepository(db: Db, instanceId: string) {
         credits_used: 0,
         pages: 0,
         fields: '[]',
+        e_invoice: null,
         error_code: null,
         error_message: null,
         created_at: new Date().toISOString(),
@@ -79,7 +84,7 @@ export function extractionsRepository(db: Db, instanceId: string) {
       const completed_at = new Date().toISOString();
       const changes: Partial<Row> =
         outcome.status === 'completed'
-          ? { ...outcome, fields: JSON.stringify(outcome.fields), completed_at }
+          ? { ...outcome, fields: JSON.stringify(outcome.fields), e_invoice: outcome.e_invoice ? JSON.stringify(outcome.e_invoice) : null, completed_at }
           : { ...outcome, completed_at };
       await table().where({ id, status: 'processing' }).update(changes);
     },

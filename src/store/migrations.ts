@@ -97,6 +97,17 @@ const MIGRATIONS: Record<string, Migration> = {
       if (db.client.config.client === 'pg') await db.schema.dropTableIfExists('rate_limit_counters');
     },
   },
+  '003_e_invoice': {
+    async up(db) {
+      // What was read from a PDF's invoice attachment (the API's `e_invoice`), as JSON.
+      await db.schema.alterTable('extractions', (t) => {
+        t.text('e_invoice').nullable();
+      });
+    },
+    async down(db) {
+      await db.schema.alterTable('extractions', (t) => t.dropColumn('e_invoice'));
+    },
+  },
 };
 
 const source: Knex.MigrationSource<string> = {
