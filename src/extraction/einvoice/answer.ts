@@ -71,18 +71,19 @@ function agrees(field: string, xml: string, page: string): boolean {
 
 /** One value of the attachment as a field, checked against the page's reading of the same field. */
 function checked(v: XmlValue, source: string, page: FoundField | undefined, text: PageText): FoundField {
-  const explanation = `${source}, ${v.term}`;
-  if (!CANONICAL.has(v.field) || !page) return { field: v.field, value: v.value, confidence: 100, explanation };
+  const explanation = `${source}, ${v.term}${v.note ? ` (${v.note})` : ''}`;
+  const confidence = v.confidence ?? 100;
+  if (!CANONICAL.has(v.field) || !page) return { field: v.field, value: v.value, confidence, explanation };
   if (agrees(v.field, v.value, page.value)) {
     const where = page.page !== undefined ? `; also on page ${page.page}` : '';
-    return { field: v.field, value: v.value, confidence: 100, explanation: `${explanation}${where}`, ...(page.page !== undefined ? { page: page.page } : {}), ...(page.bbox ? { bbox: page.bbox } : {}) };
+    return { field: v.field, value: v.value, confidence, explanation: `${explanation}${where}`, ...(page.page !== undefined ? { page: page.page } : {}), ...(page.bbox ? { bbox: page.bbox } : {}) };
   }
-  if (text.has(v.field, v.value)) return { field: v.field, value: v.value, confidence: 100, explanation: `${explanation}; also on the page` };
+  if (text.has(v.field, v.value)) return { field: v.field, value: v.value, confidence, explanation: `${explanation}; also on the page` };
   const said = page.explanation.split(';')[0];
   return {
     field: v.field,
     value: v.value,
-    confidence: DISAGREEING,
+    confidence: Math.min(confidence, DISAGREEING),
     explanation: `${explanation}; the attachment and the page disagree: the attachment says ${v.value}, the page says ${page.value} (${said}), and ${v.value} is not on the page`,
   };
 }

@@ -103,7 +103,8 @@ export function readCii(root: XmlElement, c: Collector): SyntaxReading {
     c.add(`tax_lines.${n}.exemption_reason`, 'BT-120 ExemptionReason', one(tax, 'ExemptionReason'));
   });
 
-  const lines = all(transaction, 'IncludedSupplyChainTradeLineItem');
+  // ZUGFeRD 1.0 EXTENDED allows a line that is only a note: no product, no amount, no item.
+  const lines = all(transaction, 'IncludedSupplyChainTradeLineItem').filter((line) => one(line, 'SpecifiedTradeProduct') || one(line, LINE_SETTLEMENT, LINE_SUMMATION));
   lines.forEach((line, n) => {
     const product = one(line, 'SpecifiedTradeProduct');
     const quantity = one(line, LINE_DELIVERY, 'BilledQuantity');

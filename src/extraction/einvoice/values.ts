@@ -7,6 +7,9 @@ export interface XmlValue {
   value: string;
   /** The business term and element, as the explanation names them: `BT-112 GrandTotalAmount`. */
   term: string;
+  /** Below 100 when the value itself is doubtful (an IBAN whose checksum fails), with `note` saying why. */
+  confidence?: number;
+  note?: string;
 }
 
 /** A value of the XML that could not be read as its kind; it is left out and the page answers for its field. */
@@ -16,6 +19,9 @@ export interface Rejected {
   raw: string;
   why: string;
 }
+
+/** The confidence of an IBAN from the XML whose ISO 13616 checksum fails. */
+const IBAN_CHECKSUM_FAILS = 50;
 
 const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
 
@@ -66,7 +72,7 @@ const READERS: Record<Kind, (raw: string) => string | null> = {
   currency: (raw) => (/^[A-Z]{3}$/.test(raw.trim()) ? raw.trim() : null),
   iban: (raw) => {
     const compact = raw.replace(/\s+/g, '').toUpperCase();
-    return ibanValid(compact) ? compact : null;
+    return /^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(compact) ? compact : null;
   },
 };
 
@@ -76,7 +82,7 @@ const WHY: Record<Kind, string> = {
   date: 'is not a date (YYYYMMDD or YYYY-MM-DD)',
   text: 'is empty',
   currency: 'is not an ISO 4217 currency code',
-  iban: 'is not a valid IBAN',
+  iban: 'is not an IBAN',
 };
 
 /** Collects the values read from the XML and the ones refused, in the order they are read. */
@@ -91,6 +97,8 @@ export class Collector {
     if (!raw && kind === 'text') return;
     const value = READERS[kind](raw);
     if (value === null) this.rejected.push({ field, term, raw: raw.slice(0, 40), why: WHY[kind] });
+    // What the seller sent is returned as sent, but an IBAN that fails its checksum is not one to pay to unchecked.
+    else if (kind === 'iban' && !ibanValid(value)) this.values.push({ field, value, term, confidence: IBAN_CHECKSUM_FAILS, note: 'the IBAN checksum fails' });
     else this.values.push({ field, value, term });
   }
 
