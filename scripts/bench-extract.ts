@@ -180,24 +180,27 @@ async function throughHttp(pdf: Buffer, pages: number): Promise<void> {
   }
 }
 
-const E_INVOICE_RUNS = 300;
+const E_INVOICE_RUNS = 100;
 
 /**
- * What a PDF pays for the e-invoice path, as the document worker runs it: the attachments asked of
- * pdf.js and searched for an invoice XML; for a PDF without one this is all it costs (target 1 ms).
- * Also a Factur-X PDF's, whose XML is then parsed and read.
+ * What a PDF pays for the e-invoice path, as the document worker runs it once per document: the
+ * attachments asked of pdf.js (which keeps the answer, so each run has a freshly opened document)
+ * and searched for an invoice XML; for a PDF without one this is all it costs (target 1 ms). Also
+ * a Factur-X PDF's, whose XML is then parsed and read.
  */
 async function eInvoiceCost(): Promise<void> {
   const limits = { maxPages: 50, maxImagePixels: 40_000_000 };
   const max = loadConfig({}).eInvoiceMaxMb * 1024 * 1024;
-  const plain = await openPdf(await invoicePdf(EU_INVOICE), limits);
-  const hybrid = await openPdf(await layoutPdf(DE_INVOICE, [{ name: 'factur-x.xml', content: Buffer.from(ciiXml(DE_E_INVOICE)) }]), limits);
-  const look = async (doc: typeof plain) => readEInvoice(await doc.attachments(), max);
+  const [plainPdf, hybridPdf] = await Promise.all([invoicePdf(EU_INVOICE), layoutPdf(DE_INVOICE, [{ name: 'factur-x.xml', content: Buffer.from(ciiXml(DE_E_INVOICE)) }])]);
+  const open = (pdf: Buffer) => Promise.all(Array.from({ length: E_INVOICE_RUNS + 1 }, () => openPdf(pdf, limits)));
+  const [plain, hybrid] = [await open(plainPdf), await open(hybridPdf)];
+  const all = [...plain, ...hybrid];
+  const look = async (docs: Awaited<ReturnType<typeof open>>) => readEInvoice(await docs.pop()!.attachments(), max);
   if ((await look(plain)) !== null || (await look(hybrid))?.info.status !== 'read') throw new Error('e-invoice bench: unexpected reading');
   const t = await timedInTurn(E_INVOICE_RUNS, { plain: () => look(plain), hybrid: () => look(hybrid) });
   rows.push({ measure: 'looking for an invoice attachment in a PDF without one, ms/document', docex: fmt(t.plain), baseline: '', ratio: '', target: '<= 1' });
   rows.push({ measure: 'reading the Factur-X XML of a hybrid PDF (2 lines), ms/document', docex: fmt(t.hybrid), baseline: '', ratio: '', target: '' });
-  await Promise.all([plain.close(), hybrid.close()]);
+  await Promise.all(all.map((doc) => doc.close()));
 }
 
 async function main(): Promise<void> {
