@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fieldsGoal, type Corpus, type Goal } from './corpus.js';
 import { loadTruth, scoreLabelled } from './labelled.js';
-import { mapLimit } from './read.js';
+import { fieldsOf, mapLimit } from './read.js';
 import { emptyRows, judgeDocument, printFieldTable, type Judged } from './score.js';
 
 /** Where an invoice line (BG-25) starts in an invoice XML: CII, ZUGFeRD 1.0 and UBL. */
@@ -28,7 +28,7 @@ export const einvoice: Corpus = {
     const dir = path.join(ctx.root, 'einvoice-dev');
     const docs = loadTruth(dir);
     console.log('\n## einvoice-dev: German e-invoices, text layer (attached XML ignored)');
-    const { judged, goals } = await scoreLabelled(ctx, 'einvoice-dev text', docs, 'application/pdf', 0.95);
+    const { judged, goals, documents } = await scoreLabelled(ctx, 'einvoice-dev text', docs, 'application/pdf', 0.95);
 
     console.log('\n## einvoice-dev: German e-invoices, attached XML read');
     const answers = await mapLimit(docs, ctx.reader.concurrency, (doc) => ctx.reader.extract(doc.name, readFileSync(doc.file), 'application/pdf'));
@@ -36,7 +36,7 @@ export const einvoice: Corpus = {
     const attachment: Judged[] = [];
     let withLines = 0;
     let linesAsXml = 0;
-    console.log('\ndocument                          syntax  profile     line items  XML lines  fields below 100');
+    console.log('\ndocument                          syntax  profile     line items  XML lines  page-only items  XML values below 100');
     docs.forEach((doc, i) => {
       const { fields, eInvoice } = answers[i]!;
       attachment.push(...judgeDocument(run, false, doc.name, doc.fields, fields, emptyRows()));
@@ -45,9 +45,10 @@ export const einvoice: Corpus = {
       const rows = rowsOf(fields);
       if (rows > 0) withLines += 1;
       if (rows === xmlLines) linesAsXml += 1;
-      const unsure = fields.filter((f) => f.confidence < 100 && !f.explanation.startsWith('label') && / XML, BT-/.test(f.explanation)).length;
+      const unsure = fields.filter((f) => f.confidence < 100 && / XML, B[TG]-/.test(f.explanation)).map((f) => `${f.field} ${f.confidence}`);
       const status = eInvoice ? (eInvoice.status === 'read' ? eInvoice.syntax! : `ignored: ${eInvoice.message}`) : 'none';
-      console.log(`${doc.name.padEnd(33)} ${status.padEnd(7)} ${(eInvoice?.profile ?? '-').padEnd(11)} ${String(rows).padStart(10)} ${String(xmlLines).padStart(10)} ${String(unsure).padStart(17)}`);
+      const pageRows = rowsOf(fieldsOf(documents[i]!));
+      console.log(`${doc.name.padEnd(33)} ${status.padEnd(7)} ${(eInvoice?.profile ?? '-').padEnd(11)} ${String(rows).padStart(10)} ${String(xmlLines).padStart(10)} ${String(pageRows).padStart(16)}  ${unsure.join(', ') || '-'}`);
     });
     console.log(`\n### ${run}: ${docs.length} documents, the service's answer (target: 100% of fields right)\n`);
     const tally = printFieldTable(attachment);

@@ -58,7 +58,9 @@ class PageText {
     if (DATES.has(field)) return this.allDates().has(value);
     if (field === 'currency') return this.lines.some((l) => l.includes(value) || currencyOf(l) === value);
     this.folded ??= compact(this.lines.join(' '));
-    return this.folded.includes(compact(value));
+    // An address's parts may be printed on lines of their own, with a country code before the postcode.
+    const parts = field.endsWith('_address') ? value.split(', ') : [value];
+    return parts.every((part) => this.folded!.includes(compact(part)));
   }
 }
 
