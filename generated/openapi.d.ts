@@ -443,9 +443,11 @@ export interface components {
          *     first, as for any document, and the attachment's fill in the rest.
          *
          *     When it is `ignored` (larger than `EINVOICE_MAX_MB`, several
-         *     different invoice attachments, XML with a DTD, nested too deep, not
-         *     well-formed, a root element in an unknown namespace, no invoice
-         *     values) `message` says why and the fields come from the page alone.
+         *     different invoice attachments, XML with a DTD, elements nested more
+         *     than 64 deep, more than 200,000 elements or more than 64 attributes
+         *     on one, not well-formed, a root element in an unknown namespace, no
+         *     invoice values) `message` says why and the fields come from the page
+         *     alone.
          */
         EInvoice: {
             /**

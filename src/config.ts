@@ -131,7 +131,7 @@ export function loadConfig(env: Env = process.env): Config {
     documentWorkerHeapMb: integer(env, 'DOCUMENT_WORKER_HEAP_MB', 512, 64, 65_536),
     pdfDecodedRatio: integer(env, 'PDF_DECODED_RATIO', 200, 1, 1_000_000),
     pdfDecodedMinMb: integer(env, 'PDF_DECODED_MIN_MB', 256, 1, 1_000_000),
-    eInvoiceMaxMb: integer(env, 'EINVOICE_MAX_MB', 10, 1, 1_000),
+    eInvoiceMaxMb: integer(env, 'EINVOICE_MAX_MB', 5, 1, 1_000),
     templateWorkers: integer(env, 'TEMPLATE_WORKERS', 2, 1, 64),
     templateTimeoutMs: integer(env, 'TEMPLATE_TIMEOUT_MS', 2_000, 10, 600_000),
     templateWorkerHeapMb: integer(env, 'TEMPLATE_WORKER_HEAP_MB', 256, 32, 65_536),

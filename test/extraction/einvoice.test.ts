@@ -3,6 +3,7 @@ import { loadConfig } from '../../src/config.js';
 import { profileOf } from '../../src/extraction/einvoice/profile.js';
 import { readEInvoice } from '../../src/extraction/einvoice/read.js';
 import { amountValue, dateValue, decimalValue } from '../../src/extraction/einvoice/values.js';
+import { parseInvoiceXml } from '../../src/extraction/einvoice/xml.js';
 import { createPipeline, type Pipeline, type PipelineResult } from '../../src/extraction/pipeline.js';
 import { DE_INVOICE, layoutPdf, sheet, type PdfAttachment } from '../fixtures/documents.js';
 import { ciiXml, DE_E_INVOICE, ublXml, type EInvoiceData } from '../fixtures/einvoice.js';
@@ -191,6 +192,14 @@ describe('hostile attachments: ignored with a reason, the page answers', () => {
     const result = await extract([attach('factur-x.xml', deep)]);
     expect(result.eInvoice).toMatchObject({ status: 'ignored', message: 'The attachment factur-x.xml was not read: its elements nest more than 64 deep.' });
     await expectPageAnswers(result);
+  });
+
+  it('refuses, before parsing, too many elements or attributes on one, and deep nesting left open', () => {
+    expect(() => parseInvoiceXml(Buffer.from(`<r>${'<a>1</a>'.repeat(200_001)}</r>`))).toThrow('it has more than 200,000 elements');
+    expect(() => parseInvoiceXml(Buffer.from(`<r ${Array.from({ length: 65 }, (_, i) => `a${i}="v"`).join(' ')}/>`))).toThrow('an element has more than 64 attributes');
+    expect(() => parseInvoiceXml(Buffer.from(`<r>${'<a x=">">'.repeat(100_000)}`))).toThrow('its elements nest more than 64 deep');
+    // '>' inside an attribute value and self-closed elements do not count as nesting.
+    expect(parseInvoiceXml(Buffer.from(`<r a=">">${'<b c="x>y"/>'.repeat(100)}<![CDATA[<c><d>]]><!-- <e> --></r>`)).children).toHaveLength(100);
   });
 
   it('refuses a root element in another namespace, and XML that is not well-formed', async () => {

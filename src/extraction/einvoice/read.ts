@@ -82,8 +82,9 @@ export function readEInvoice(attachments: Attachment[], maxBytes: number): EInvo
   try {
     root = parseInvoiceXml(chosen!.bytes);
   } catch (err) {
-    if (!(err instanceof XmlRefused)) throw err;
-    return ignored(name, `The attachment ${name} was not read: ${err.message}.`);
+    // Whatever else the parser trips over in an untrusted file, the page still answers.
+    const why = err instanceof XmlRefused ? err.message : `it could not be parsed (${(err as Error)?.message ?? String(err)})`;
+    return ignored(name, `The attachment ${name} was not read: ${why}.`);
   }
   const syntax = CII_ROOTS[root.ns] === root.name ? 'CII' : UBL_ROOTS[root.ns] === root.name ? 'UBL' : null;
   if (!syntax) {

@@ -15,6 +15,10 @@ export class XmlRefused extends Error {}
 
 /** EN 16931 invoices nest about a dozen deep (CII); far deeper is built to exhaust a parser. */
 const MAX_DEPTH = 64;
+/** An invoice of several thousand lines has about this many elements; more only makes the parser slow. */
+const MAX_ELEMENTS = 200_000;
+/** Invoice elements carry one or two attributes (currencyID, unitCode, schemeID) besides namespace declarations. */
+const MAX_ATTRIBUTES = 64;
 
 const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
@@ -95,27 +99,74 @@ function toElements(nodes: Ordered[]): XmlElement | null {
       work.push({ nodes: node[key] as Ordered[], parent: element, scope: inner });
     }
   }
-  for (const e of walk(root)) e.text = e.text.trim();
-  return root.children[0] ?? null;
-}
-
-function* walk(root: XmlElement): Generator<XmlElement> {
   const stack = [root];
   while (stack.length) {
     const e = stack.pop()!;
-    yield e;
-    stack.push(...e.children);
+    e.text = e.text.trim();
+    for (const child of e.children) stack.push(child);
+  }
+  return root.children[0] ?? null;
+}
+
+const GT = 0x3e;
+const SLASH = 0x2f;
+const EQUALS = 0x3d;
+const QUOTES = new Set([0x22, 0x27]);
+
+/** Where the markup that starts at `at` with `open` ends, just past `close`; -1 when it never does. */
+function past(text: string, at: number, open: string, close: string): number {
+  const end = text.indexOf(close, at + open.length);
+  return end < 0 ? -1 : end + close.length;
+}
+
+/**
+ * One linear pass over the markup, before the parser sees it, so that the parser's own cost is
+ * bounded: elements nested at most MAX_DEPTH deep, at most MAX_ELEMENTS of them, and at most
+ * MAX_ATTRIBUTES attributes on one. Well-formedness is left to the parser.
+ */
+function checkShape(text: string): void {
+  let depth = 0;
+  let elements = 0;
+  let at = text.indexOf('<');
+  while (at >= 0 && at < text.length) {
+    let end: number;
+    if (text.startsWith('<!--', at)) end = past(text, at, '<!--', '-->');
+    else if (text.startsWith('<![CDATA[', at)) end = past(text, at, '<![CDATA[', ']]>');
+    else if (text.startsWith('<?', at) || text.startsWith('<!', at)) end = past(text, at, '<', '>');
+    else if (text.startsWith('</', at)) {
+      depth -= 1;
+      end = past(text, at, '</', '>');
+    } else {
+      let quote = 0;
+      let attributes = 0;
+      let i = at + 1;
+      for (; i < text.length; i += 1) {
+        const c = text.charCodeAt(i);
+        if (quote) {
+          if (c === quote) quote = 0;
+        } else if (QUOTES.has(c)) quote = c;
+        else if (c === EQUALS) attributes += 1;
+        else if (c === GT) break;
+      }
+      if (attributes > MAX_ATTRIBUTES) throw new XmlRefused(`an element has more than ${MAX_ATTRIBUTES} attributes`);
+      elements += 1;
+      if (elements > MAX_ELEMENTS) throw new XmlRefused(`it has more than ${MAX_ELEMENTS.toLocaleString('en')} elements`);
+      if (text.charCodeAt(i - 1) !== SLASH && (depth += 1) > MAX_DEPTH) throw new XmlRefused(`its elements nest more than ${MAX_DEPTH} deep`);
+      end = i < text.length ? i + 1 : -1;
+    }
+    at = end < 0 ? -1 : text.indexOf('<', end);
   }
 }
 
 /**
  * Parses an invoice XML that came from an untrusted PDF: bounded in size by the caller, refused
  * with a DTD (no external entities, no entity expansion: XXE and billion laughs), bounded in
- * depth, and refused when it is not well-formed.
+ * depth, elements and attributes, and refused when it is not well-formed.
  */
 export function parseInvoiceXml(bytes: Uint8Array): XmlElement {
   const text = decode(bytes);
   if (/<!DOCTYPE|<!ENTITY/.test(text)) throw new XmlRefused('it declares a DTD (<!DOCTYPE>), which an invoice XML never needs and which could pull in external or expanding entities');
+  checkShape(text);
   let parsed: Ordered[];
   try {
     parsed = parser.parse(text, true) as Ordered[];
