@@ -18,7 +18,7 @@ function compact(text: string): string {
 }
 
 /** What the page's text holds, worked out once per document and only for the kinds asked. */
-class PageText {
+class PageContent {
   private readonly lines: string[];
   private amounts?: Set<string>;
   private dates?: Set<string>;
@@ -72,7 +72,7 @@ function agrees(field: string, xml: string, page: string): boolean {
 }
 
 /** One value of the attachment as a field, checked against the page's reading of the same field. */
-function checked(v: XmlValue, source: string, page: FoundField | undefined, text: PageText): FoundField {
+function checked(v: XmlValue, source: string, page: FoundField | undefined, text: PageContent): FoundField {
   const explanation = `${source}, ${v.term}${v.note ? ` (${v.note})` : ''}`;
   const confidence = v.confidence ?? 100;
   if (!CANONICAL.has(v.field) || !page) return { field: v.field, value: v.value, confidence, explanation };
@@ -106,16 +106,16 @@ const rank = (field: string) => {
  * items replace the page's, rows are never mixed.
  */
 export function answerWithEInvoice(generic: FoundField[], reading: EInvoiceReading, doc: DocumentText): FoundField[] {
-  const text = new PageText(doc);
+  const text = new PageContent(doc);
   const byName = new Map<string, FoundField>();
   for (const f of generic) if (!byName.has(f.field)) byName.set(f.field, f);
   const xml = reading.values.map((v, i) => ({ field: checked(v, reading.source, byName.get(v.field), text), i }));
   xml.sort((a, b) => rank(a.field.field) - rank(b.field.field) || a.i - b.i);
   const names = new Set(reading.values.map((v) => v.field));
-  const hasRows = (prefix: string) => reading.values.some((v) => v.field.startsWith(prefix));
+  const tables = ['line_items.', 'tax_lines.'].filter((prefix) => reading.values.some((v) => v.field.startsWith(prefix)));
   const rejected = new Map(reading.rejected.map((r) => [r.field, r]));
   const rest = generic
-    .filter((f) => !names.has(f.field) && !(f.field.startsWith('line_items.') && hasRows('line_items.')) && !(f.field.startsWith('tax_lines.') && hasRows('tax_lines.')))
+    .filter((f) => !names.has(f.field) && !tables.some((prefix) => f.field.startsWith(prefix)))
     .map((f) => {
       const r = rejected.get(f.field);
       return r ? { ...f, explanation: `${f.explanation}; the attachment's ${r.term} '${r.raw}' ${r.why}, so the page's value is given` } : f;

@@ -69,7 +69,8 @@ function rejectedSummary(rejected: Rejected[]): string | null {
 export function readEInvoice(attachments: Attachment[], maxBytes: number): EInvoiceReading | null {
   const found = invoiceAttachments(attachments);
   if (!found.length) return null;
-  const distinct = found.filter((a, i) => found.findIndex((b) => Buffer.from(b.bytes).equals(Buffer.from(a.bytes))) === i);
+  const view = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const distinct = found.filter((a, i) => found.findIndex((b) => view(b.bytes).equals(view(a.bytes))) === i);
   const [chosen] = distinct;
   const name = chosen!.name;
   if (distinct.length > 1) {

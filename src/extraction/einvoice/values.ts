@@ -89,21 +89,28 @@ const WHY: Record<Kind, string> = {
 export class Collector {
   readonly values: XmlValue[] = [];
   readonly rejected: Rejected[] = [];
+  /** Fields that have a value, so that an invoice of thousands of lines is collected in linear time. */
+  private readonly taken = new Set<string>();
+
+  private push(value: XmlValue): void {
+    this.values.push(value);
+    this.taken.add(value.field);
+  }
 
   /** Reads `element`'s text as `kind` into `field`, once per field: the first value read wins. */
   add(field: string, term: string, element: XmlElement | undefined, kind: Kind = 'text'): void {
-    if (!element || this.values.some((v) => v.field === field)) return;
+    if (!element || this.taken.has(field)) return;
     const raw = element.text;
     if (!raw && kind === 'text') return;
     const value = READERS[kind](raw);
     if (value === null) this.rejected.push({ field, term, raw: raw.slice(0, 40), why: WHY[kind] });
     // What the seller sent is returned as sent, but an IBAN that fails its checksum is not one to pay to unchecked.
-    else if (kind === 'iban' && !ibanValid(value)) this.values.push({ field, value, term, confidence: IBAN_CHECKSUM_FAILS, note: 'the IBAN checksum fails' });
-    else this.values.push({ field, value, term });
+    else if (kind === 'iban' && !ibanValid(value)) this.push({ field, value, term, confidence: IBAN_CHECKSUM_FAILS, note: 'the IBAN checksum fails' });
+    else this.push({ field, value, term });
   }
 
   /** A value made from several elements (an address), already in its final form. */
   addValue(field: string, term: string, value: string): void {
-    if (value && !this.values.some((v) => v.field === field)) this.values.push({ field, value, term });
+    if (value && !this.taken.has(field)) this.push({ field, value, term });
   }
 }
