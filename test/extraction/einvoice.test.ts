@@ -166,6 +166,12 @@ describe('the attachment against the page', () => {
     expect(result.get('invoice_number')).toMatchObject({ value: '471999', confidence: 40, explanation: expect.stringContaining('the page says 471102') });
     expect(result.get('subtotal')!.confidence).toBe(100);
   });
+
+  it('keeps confidence 100 where the page reads another value but also prints the attachment\'s', async () => {
+    // The page's total is 529.87; 275.00 is printed too, as the second line's amount in the item table.
+    const result = await extract([attach('factur-x.xml', ciiXml({ ...DE_E_INVOICE, total: '275.00' }))]);
+    expect(result.get('total_amount')).toMatchObject({ value: '275.00', confidence: 100, explanation: 'Factur-X XML, BT-112 GrandTotalAmount; also on the page' });
+  });
 });
 
 describe('hostile attachments: ignored with a reason, the page answers', () => {

@@ -33,8 +33,9 @@ class PageContent {
     if (this.amounts) return this.amounts;
     this.amounts = new Set();
     for (const line of this.lines) {
-      for (const m of line.matchAll(/\d[\d.,'\u00a0 ]*/g)) {
-        const amount = parseAmount(m[0]);
+      // From every number's start, so that each amount of a row ("20,00 9,90 198,00") is read.
+      for (const m of line.matchAll(/(?<![\d.,'])\d/g)) {
+        const amount = parseAmount(line.slice(m.index));
         if (amount) this.amounts.add(amount.value.replace(/^-/, ''));
       }
     }
