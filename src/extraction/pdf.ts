@@ -168,7 +168,13 @@ export async function openPdf(bytes: Buffer, limits: PdfLimits): Promise<PdfDocu
 
     async attachments() {
       // The contents decode within the budget the stream check (./pdf-streams.ts) held the whole file to.
-      const found = (await doc.getAttachments()) as Record<string, { filename: string; content: Uint8Array | null }> | null;
+      let found: Record<string, { filename: string; content: Uint8Array | null }> | null;
+      try {
+        found = await doc.getAttachments();
+      } catch {
+        // A broken EmbeddedFiles tree is no reason to fail a document whose pages were read.
+        return [];
+      }
       return Object.values(found ?? {}).flatMap((a) => (a.content ? [{ name: a.filename, bytes: a.content }] : []));
     },
 

@@ -7,6 +7,7 @@ import { parseInvoiceXml } from '../../src/extraction/einvoice/xml.js';
 import { createPipeline, type Pipeline, type PipelineResult } from '../../src/extraction/pipeline.js';
 import { DE_INVOICE, layoutPdf, sheet, type PdfAttachment } from '../fixtures/documents.js';
 import { ciiXml, DE_E_INVOICE, ublXml, type EInvoiceData } from '../fixtures/einvoice.js';
+import { rawPdf } from '../hostile/pdf-builder.js';
 
 /** Attachments over 1 MB are refused here, so that the huge case stays cheap to build. */
 const config = { ...loadConfig({}), ocrWorkers: 1, documentWorkers: 2, eInvoiceMaxMb: 1 };
@@ -241,6 +242,21 @@ describe('hostile attachments: ignored with a reason, the page answers', () => {
     const result = await extract([attach('factur-x.xml', huge)]);
     expect(result.eInvoice).toMatchObject({ status: 'ignored', message: 'The attachment factur-x.xml is 1.5 MB, more than the 1.0 MB an invoice XML may have, so it was not read.' });
     await expectPageAnswers(result);
+  });
+
+  it('reads the page of a PDF whose attachment tree is broken', async () => {
+    const content = 'BT /F1 12 Tf 72 700 Td (Invoice No. BROKEN-7   Total: 10.00 EUR) Tj ET';
+    const pdf = rawPdf([
+      '<< /Type /Catalog /Pages 2 0 R /Names << /EmbeddedFiles << /Names [(factur-x.xml) 6 0 R (zugferd-invoice.xml) 42 (xrechnung.xml) 9 0 R] /Kids 7 >> >> >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>',
+      `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+      '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+      '<< /Type /Filespec /F (factur-x.xml) /EF << /F 8 0 R >> >>',
+    ]);
+    const result = await pipeline.extract({ bytes: pdf, contentType: 'application/pdf' });
+    expect(result.eInvoice).toBeNull();
+    expect(values(result)).toMatchObject({ invoice_number: 'BROKEN-7' });
   });
 
   it('passes over attachments that are not invoices: a PDF without one says so with null', async () => {
