@@ -24,6 +24,7 @@ export interface PdfFields {
 
 /** The PDF this worker holds open: one at a time, for the job that opened it. */
 let doc: PdfDocument | null = null;
+/** The largest invoice XML the open PDF may carry and have read, as its open request says. */
 let maxInvoiceXmlBytes = 0;
 /** The text layers read so far, by page number, kept so that the fields can be found here without the main thread sending the document back. */
 const textLayers = new Map<number, Line[]>();
