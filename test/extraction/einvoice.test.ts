@@ -136,6 +136,58 @@ describe('a Factur-X / ZUGFeRD 2 PDF (CII)', () => {
   });
 });
 
+describe('a ZUGFeRD 1.0 attachment', () => {
+  it('reads its CrossIndustryDocument, whose aggregates are named differently, as CII, COMFORT as EN 16931', () => {
+    const xml = `<?xml version="1.0" encoding="UTF-8"?>
+<rsm:CrossIndustryDocument xmlns:rsm="urn:ferd:CrossIndustryDocument:invoice:1p0" xmlns:ram="urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:12" xmlns:udt="urn:un:unece:uncefact:data:standard:UnqualifiedDataType:15">
+  <rsm:SpecifiedExchangedDocumentContext><ram:GuidelineSpecifiedDocumentContextParameter><ram:ID>urn:ferd:CrossIndustryDocument:invoice:1p0:comfort</ram:ID></ram:GuidelineSpecifiedDocumentContextParameter></rsm:SpecifiedExchangedDocumentContext>
+  <rsm:HeaderExchangedDocument><ram:ID>R-1</ram:ID><ram:TypeCode>380</ram:TypeCode><ram:IssueDateTime><udt:DateTimeString format="102">20130806</udt:DateTimeString></ram:IssueDateTime></rsm:HeaderExchangedDocument>
+  <rsm:SpecifiedSupplyChainTradeTransaction>
+    <ram:ApplicableSupplyChainTradeAgreement>
+      <ram:SellerTradeParty><ram:Name>Müller &amp; Söhne GmbH</ram:Name></ram:SellerTradeParty>
+      <ram:BuyerOrderReferencedDocument><ram:ID>B-9</ram:ID></ram:BuyerOrderReferencedDocument>
+    </ram:ApplicableSupplyChainTradeAgreement>
+    <ram:ApplicableSupplyChainTradeSettlement>
+      <ram:InvoiceCurrencyCode>EUR</ram:InvoiceCurrencyCode>
+      <ram:ApplicableTradeTax><ram:CalculatedAmount currencyID="EUR">19.00</ram:CalculatedAmount><ram:BasisAmount currencyID="EUR">100.00</ram:BasisAmount><ram:ApplicablePercent>19.00</ram:ApplicablePercent></ram:ApplicableTradeTax>
+      <ram:SpecifiedTradeSettlementMonetarySummation><ram:TaxBasisTotalAmount currencyID="EUR">100.00</ram:TaxBasisTotalAmount><ram:TaxTotalAmount currencyID="EUR">19.00</ram:TaxTotalAmount><ram:GrandTotalAmount currencyID="EUR">119.00</ram:GrandTotalAmount></ram:SpecifiedTradeSettlementMonetarySummation>
+    </ram:ApplicableSupplyChainTradeSettlement>
+    <ram:IncludedSupplyChainTradeLineItem><ram:AssociatedDocumentLineDocument><ram:IncludedNote><ram:Content>Only a note</ram:Content></ram:IncludedNote></ram:AssociatedDocumentLineDocument></ram:IncludedSupplyChainTradeLineItem>
+    <ram:IncludedSupplyChainTradeLineItem>
+      <ram:SpecifiedSupplyChainTradeAgreement><ram:NetPriceProductTradePrice><ram:ChargeAmount currencyID="EUR">1.0000</ram:ChargeAmount></ram:NetPriceProductTradePrice></ram:SpecifiedSupplyChainTradeAgreement>
+      <ram:SpecifiedSupplyChainTradeDelivery><ram:BilledQuantity unitCode="C62">100.0000</ram:BilledQuantity></ram:SpecifiedSupplyChainTradeDelivery>
+      <ram:SpecifiedSupplyChainTradeSettlement><ram:ApplicableTradeTax><ram:ApplicablePercent>19.00</ram:ApplicablePercent></ram:ApplicableTradeTax><ram:SpecifiedTradeSettlementMonetarySummation><ram:LineTotalAmount currencyID="EUR">100.00</ram:LineTotalAmount></ram:SpecifiedTradeSettlementMonetarySummation></ram:SpecifiedSupplyChainTradeSettlement>
+      <ram:SpecifiedTradeProduct><ram:SellerAssignedID>ZS997</ram:SellerAssignedID><ram:Name>Zitronensäure 100ml</ram:Name></ram:SpecifiedTradeProduct>
+    </ram:IncludedSupplyChainTradeLineItem>
+  </rsm:SpecifiedSupplyChainTradeTransaction>
+</rsm:CrossIndustryDocument>`;
+    const reading = readEInvoice([{ name: 'ZUGFeRD-invoice.xml', bytes: Buffer.from(xml) }], 1024 * 1024)!;
+    expect(reading.info).toMatchObject({ syntax: 'CII', profile: 'EN 16931', status: 'read', message: null });
+    expect(reading.source).toBe('ZUGFeRD XML');
+    expect(Object.fromEntries(reading.values.map((v) => [v.field, v.value]))).toEqual({
+      invoice_number: 'R-1',
+      invoice_date: '2013-08-06',
+      vendor_name: 'Müller & Söhne GmbH',
+      currency: 'EUR',
+      subtotal: '100.00',
+      tax_amount: '19.00',
+      total_amount: '119.00',
+      purchase_order: 'B-9',
+      document_type: 'invoice',
+      'tax_lines.0.tax_rate': '19',
+      'tax_lines.0.taxable_amount': '100.00',
+      'tax_lines.0.tax_amount': '19.00',
+      'line_items.0.description': 'Zitronensäure 100ml',
+      'line_items.0.quantity': '100',
+      'line_items.0.unit_price': '1.00',
+      'line_items.0.amount': '100.00',
+      'line_items.0.tax_rate': '19',
+      'line_items.0.code': 'ZS997',
+      'line_items.0.unit': 'C62',
+    });
+  });
+});
+
 describe('an XRechnung PDF (UBL)', () => {
   it('reads a UBL invoice and says its syntax and profile', async () => {
     const xrechnung = { ...DE_E_INVOICE, specification: 'urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0', orderReference: 'PO-77' };
