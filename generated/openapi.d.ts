@@ -378,6 +378,7 @@ export interface components {
             /** @description Documented addition. Number of pages in the document (0 when it could not be opened). */
             pages?: number;
             fields: components["schemas"]["ExtractionField"][];
+            e_invoice?: components["schemas"]["EInvoice"];
             /**
              * @description Flat mirror of `fields`: `{field: value}` with string values. Canonical
              *     names are `document_type, invoice_number, invoice_date, due_date,
@@ -391,7 +392,16 @@ export interface components {
              *     `%`), `line_items.N.code` and `line_items.N.unit` when the table has
              *     them; templates name their line items the same way
              *     (`line_items.N.<column>`). Other label/value pairs found in the
-             *     document appear under a snake_case version of their label.
+             *     document appear under a snake_case version of their label. A PDF
+             *     whose invoice XML was read (see `e_invoice`) also has the VAT
+             *     breakdown as `tax_lines.N.category`, `.tax_rate`,
+             *     `.taxable_amount`, `.tax_amount` (and `.exemption_reason`), and,
+             *     where the XML holds them, `amount_due` (BT-115), `prepaid`
+             *     (BT-113), `line_total` (BT-106), `payment_reference` (BT-83),
+             *     `payment_terms` (BT-20), `buyer_reference` (BT-10),
+             *     `contract_reference` (BT-12), `delivery_date` (BT-72),
+             *     `vendor_country`, `vendor_tax_number` (BT-32),
+             *     `customer_address`, `customer_country` and `customer_tax_id`.
              */
             data: {
                 [key: string]: string;
@@ -491,6 +501,72 @@ export interface components {
             /** @description Mean confidence of the line's words; 100 for text from a text layer. */
             confidence: number;
         };
+        /**
+         * @description Documented addition. The structured invoice attached to a PDF
+         *     (Factur-X, ZUGFeRD 1.0 and 2.x, XRechnung in CII or UBL), found by its
+         *     standard file name (`factur-x.xml`, `zugferd-invoice.xml`,
+         *     `ZUGFeRD-invoice.xml`, `xrechnung.xml`) or by its root element (CII
+         *     `CrossIndustryInvoice`, UBL `Invoice` or `CreditNote`); null when the
+         *     document carries none (and for images).
+         *
+         *     When it is `read` and no template was applied, it answers: each value
+         *     it holds becomes a field of confidence 100 whose explanation names the
+         *     business term and element (`Factur-X XML, BT-112 GrandTotalAmount`),
+         *     its line items (BG-25) replace those read from the page, and the
+         *     page's fields remain for what it does not hold. The page is still
+         *     read and each canonical field is checked against it: where the page
+         *     shows another value and the attachment's value is nowhere on the page,
+         *     the field keeps the attachment's value at confidence 40 and its
+         *     explanation says `the attachment and the page disagree: the attachment
+         *     says 529.87, the page says 600.00 (label 'Total' on page 1), and 529.87
+         *     is not on the page`. When a template is applied its fields come
+         *     first, as for any document, and the attachment's fill in the rest.
+         *
+         *     When it is `ignored` (larger than `EINVOICE_MAX_MB`, several
+         *     different invoice attachments, XML with a DTD, elements nested more
+         *     than 64 deep, more than 200,000 elements or more than 64 attributes
+         *     on one, not well-formed, a root element in an unknown namespace, no
+         *     invoice values) `message` says why and the fields come from the page
+         *     alone.
+         */
+        EInvoice: {
+            /**
+             * @description File name of the attachment in the PDF.
+             * @example factur-x.xml
+             */
+            attachment: string;
+            /**
+             * @description UN/CEFACT Cross Industry Invoice (Factur-X, ZUGFeRD, XRechnung CII) or OASIS UBL 2.1 (XRechnung UBL); null when it was not read far enough to tell.
+             * @example CII
+             * @enum {string|null}
+             */
+            syntax: "CII" | "UBL" | null;
+            /**
+             * @description The profile named by the specification identifier (BT-24):
+             *     Factur-X / ZUGFeRD 2 `MINIMUM`, `BASIC WL`, `BASIC`, `EN 16931`
+             *     (ZUGFeRD's COMFORT, also ZUGFeRD 1.0's), `EXTENDED`, or the German
+             *     CIUS `XRECHNUNG`; null when the identifier names none of these.
+             * @example EN 16931
+             * @enum {string|null}
+             */
+            profile: "MINIMUM" | "BASIC WL" | "BASIC" | "EN 16931" | "EXTENDED" | "XRECHNUNG" | null;
+            /**
+             * @description The specification identifier as written in the XML (BT-24, CII GuidelineSpecifiedDocumentContextParameter or UBL CustomizationID).
+             * @example urn:cen.eu:en16931:2017
+             */
+            specification: string | null;
+            /**
+             * @description `read`: the fields come from it (see above); `ignored`: it was not used, `message` says why.
+             * @example read
+             * @enum {string}
+             */
+            status: "read" | "ignored";
+            /**
+             * @description Why it was ignored; for one read, the values it holds that could not be read (an invalid number or date) and were left to the page; null otherwise.
+             * @example null
+             */
+            message: string | null;
+        } | null;
         ExtractionField: {
             /** @description Identifier of the field within the extraction, from 1. */
             id: number;
@@ -511,7 +587,10 @@ export interface components {
              *     equals the total, cash tendered minus change equals it) and lowered
              *     when they disagree, times the OCR confidence of the words. Measured
              *     on the evaluation corpora, values at 90 or more were right about 97%
-             *     of the time, so a threshold of 90 suits automatic approval.
+             *     of the time, so a threshold of 90 suits automatic approval. A value
+             *     read from a PDF's invoice XML (see `Extraction.e_invoice`) has 100,
+             *     40 where the page shows another value and not this one, 50 for an
+             *     IBAN whose checksum fails.
              */
             confidence: number;
             /**

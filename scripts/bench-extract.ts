@@ -3,7 +3,7 @@
  * in one run: text PDFs against `pdftotext -layout`, OCR against the `tesseract` CLI
  * (single-threaded, its fastest configuration), and peak memory under four concurrent 20 MB uploads.
  *
- *   tsx scripts/bench-extract.ts
+ *   tsx scripts/bench-extract.ts [--e-invoice]     (--e-invoice: only what looking for an invoice attachment costs)
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,10 +11,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.js';
+import { readEInvoice } from '../src/extraction/einvoice/read.js';
 import { decodeFile, MAX_FILE_BYTES } from '../src/extraction/input.js';
+import { openPdf } from '../src/extraction/pdf.js';
 import { createPipeline } from '../src/extraction/pipeline.js';
 import { loadPdfJs, pdfjsAssets, sharedPdfWorker } from '../src/extraction/pdfjs.js';
-import { EU_INVOICE, imageOnlyPdf, invoicePdf, largeTextPdf, padPng, renderPage } from '../test/fixtures/documents.js';
+import { DE_INVOICE, EU_INVOICE, imageOnlyPdf, invoicePdf, largeTextPdf, layoutPdf, padPng, renderPage } from '../test/fixtures/documents.js';
+import { ciiXml, DE_E_INVOICE } from '../test/fixtures/einvoice.js';
 
 const MEMORY_PHASE = '--memory-phase';
 const TEXT_PAGES = 20;
@@ -177,7 +180,31 @@ async function throughHttp(pdf: Buffer, pages: number): Promise<void> {
   }
 }
 
+const E_INVOICE_RUNS = 100;
+
+/**
+ * What a PDF pays for the e-invoice path, as the document worker runs it once per document: the
+ * attachments asked of pdf.js (which keeps the answer, so each run has a freshly opened document)
+ * and searched for an invoice XML; for a PDF without one this is all it costs (target 1 ms). Also
+ * a Factur-X PDF's, whose XML is then parsed and read.
+ */
+async function eInvoiceCost(): Promise<void> {
+  const limits = { maxPages: 50, maxImagePixels: 40_000_000 };
+  const max = loadConfig({}).eInvoiceMaxMb * 1024 * 1024;
+  const [plainPdf, hybridPdf] = await Promise.all([invoicePdf(EU_INVOICE), layoutPdf(DE_INVOICE, [{ name: 'factur-x.xml', content: Buffer.from(ciiXml(DE_E_INVOICE)) }])]);
+  const open = (pdf: Buffer) => Promise.all(Array.from({ length: E_INVOICE_RUNS + 1 }, () => openPdf(pdf, limits)));
+  const [plain, hybrid] = [await open(plainPdf), await open(hybridPdf)];
+  const all = [...plain, ...hybrid];
+  const look = async (docs: Awaited<ReturnType<typeof open>>) => readEInvoice(await docs.pop()!.attachments(), max);
+  if ((await look(plain)) !== null || (await look(hybrid))?.info.status !== 'read') throw new Error('e-invoice bench: unexpected reading');
+  const t = await timedInTurn(E_INVOICE_RUNS, { plain: () => look(plain), hybrid: () => look(hybrid) });
+  rows.push({ measure: 'looking for an invoice attachment in a PDF without one, ms/document', docex: fmt(t.plain), baseline: '', ratio: '', target: '<= 1' });
+  rows.push({ measure: 'reading the Factur-X XML of a hybrid PDF (2 lines), ms/document', docex: fmt(t.hybrid), baseline: '', ratio: '', target: '' });
+  await Promise.all(all.map((doc) => doc.close()));
+}
+
 async function main(): Promise<void> {
+  await eInvoiceCost();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docex-bench-'));
   const hasPdftotext = available('pdftotext');
   const hasTesseract = available('tesseract');
@@ -259,6 +286,10 @@ async function main(): Promise<void> {
   notes.push(`memory phase process max RSS (getrusage): ${mb(memory.maxRss)}`);
 
   fs.rmSync(dir, { recursive: true, force: true });
+  printRows();
+}
+
+function printRows(): void {
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   process.stdout.write(`docex extraction benchmark, ${new Date().toISOString()}, Node ${process.version}, ${cpu} x ${os.availableParallelism()}\n\n`);
   const header: Row = { measure: 'measure', docex: 'docex', baseline: 'baseline', ratio: 'ratio', target: 'target' };
@@ -303,4 +334,7 @@ async function memoryPhase(files: string[]): Promise<MemoryResult> {
 
 const phase = process.argv.indexOf(MEMORY_PHASE);
 if (phase >= 0) process.stdout.write(`${JSON.stringify(await memoryPhase(process.argv.slice(phase + 1)))}\n`);
-else await main();
+else if (process.argv.includes('--e-invoice')) {
+  await eInvoiceCost();
+  printRows();
+} else await main();

@@ -33,6 +33,8 @@ export interface Config {
   /** A PDF's streams may decode to this many times the file's size in all, and to `pdfDecodedMinMb` whatever its size. */
   pdfDecodedRatio: number;
   pdfDecodedMinMb: number;
+  /** The largest invoice XML attached to a PDF (Factur-X, ZUGFeRD, XRechnung) that is read; a larger one is ignored. */
+  eInvoiceMaxMb: number;
   /** Worker threads that select and apply templates. */
   templateWorkers: number;
   /** Time a template worker may spend selecting and applying templates for one document. */
@@ -131,6 +133,7 @@ export function loadConfig(env: Env = process.env): Config {
     documentWorkerHeapMb: integer(env, 'DOCUMENT_WORKER_HEAP_MB', 512, 64, 65_536),
     pdfDecodedRatio: integer(env, 'PDF_DECODED_RATIO', 200, 1, 1_000_000),
     pdfDecodedMinMb: integer(env, 'PDF_DECODED_MIN_MB', 256, 1, 1_000_000),
+    eInvoiceMaxMb: integer(env, 'EINVOICE_MAX_MB', 5, 1, 1_000),
     templateWorkers: integer(env, 'TEMPLATE_WORKERS', 2, 1, 64),
     templateTimeoutMs: integer(env, 'TEMPLATE_TIMEOUT_MS', 2_000, 10, 600_000),
     templateWorkerHeapMb: integer(env, 'TEMPLATE_WORKER_HEAP_MB', 256, 32, 65_536),

@@ -60,7 +60,11 @@ export function formatExtraction(extraction: Extraction, columns?: number): stri
     extraction.id,
   ].join(', ');
   if (extraction.status === 'failed') return `${head}\nfailed: ${extraction.error_code ?? 'unknown'}: ${extraction.error_message ?? ''}\n`;
-  if (extraction.fields.length === 0) return `${head}\nNo fields found.\n`;
+  const invoice = extraction.e_invoice;
+  const said = invoice
+    ? `e-invoice ${invoice.attachment}: ${invoice.status === 'read' ? `${invoice.status}, ${invoice.syntax ?? '-'} ${invoice.profile ?? invoice.specification ?? ''}`.trim() : invoice.status}${invoice.message ? `; ${invoice.message}` : ''}\n`
+    : '';
+  if (extraction.fields.length === 0) return `${head}\n${said}No fields found.\n`;
   const rows = [['FIELD', 'VALUE', 'CONFIDENCE', 'EXPLANATION'], ...extraction.fields.map((f) => [f.field, f.value, String(f.confidence), f.explanation])];
   const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
   widths[1] = Math.min(widths[1]!, 48);
@@ -68,7 +72,7 @@ export function formatExtraction(extraction: Extraction, columns?: number): stri
     const line = `${field!.padEnd(widths[0]!)}  ${clip(value!, widths[1]!).padEnd(widths[1]!)}  ${confidence!.padStart(widths[2]!)}  ${explanation}`;
     return columns ? clip(line, columns) : line;
   });
-  return `${head}\n\n${lines.join('\n')}\n`;
+  return `${head}\n${said}\n${lines.join('\n')}\n`;
 }
 
 async function remote(body: { file: Buffer; fileName: string; templateId?: string }, env: Env): Promise<Extraction> {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { extractFields } from '../../src/extraction/fields.js';
 import { createPipeline, type Pipeline } from '../../src/extraction/pipeline.js';
+import type { EInvoice } from '../../src/extraction/einvoice/read.js';
 import type { ContentType, DocumentText, FoundField } from '../../src/extraction/types.js';
 import type { OcrCache } from './cache.js';
 
@@ -12,6 +13,11 @@ import type { OcrCache } from './cache.js';
 export interface Reader {
   /** The file through the pipeline, as the service reads it; an empty document (and a message) when it cannot be read. */
   read(name: string, bytes: Buffer, contentType: ContentType): Promise<DocumentText>;
+  /**
+   * The fields the service answers with (the PDF's invoice attachment read, when it has one), and
+   * what was made of the attachment; not cached, for text-layer documents. Never throws.
+   */
+  extract(name: string, bytes: Buffer, contentType: ContentType): Promise<{ fields: FoundField[]; eInvoice: EInvoice | null }>;
   /** A PDF as a scan: each page rendered to a 200 dpi PNG by pdftoppm and read by OCR, the pages put back together. */
   readScan(name: string, pdf: Buffer): Promise<DocumentText>;
   /** How many documents to read at once to keep the OCR workers busy. */
@@ -73,6 +79,15 @@ export function createReader(cache: OcrCache): Reader {
 
   return {
     read: (name, bytes, contentType) => cached(name, bytes, '', async () => (await started().extract({ bytes, contentType })).document),
+    async extract(name, bytes, contentType) {
+      try {
+        const result = await started().extract({ bytes, contentType });
+        return { fields: result.fields, eInvoice: result.eInvoice };
+      } catch (err) {
+        console.log(`${name}: not read (${(err as Error).message})`);
+        return { fields: [], eInvoice: null };
+      }
+    },
     readScan(name, pdf) {
       scanVariant ??= `pdftoppm -r ${SCAN_DPI} -png; ${pdftoppmVersion()}`;
       return cached(name, pdf, scanVariant, () => scan(pdf));

@@ -2,14 +2,14 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { DocumentError } from '../errors.js';
 import { createWorkerPool, WorkerStopped, type Job } from '../workers/pool.js';
-import type { OpenRequest, PageLines } from './document-worker.js';
+import type { OpenRequest, PageLines, PdfFields } from './document-worker.js';
 import { PDFJS_MODULES } from './pdfjs.js';
 import { packDocument, unpackLines } from './packed-lines.js';
 import type { DocumentText, FoundField, GrayImage, Line, PageSize, PageText } from './types.js';
 
 export type DocumentPoolConfig = Pick<
   Config,
-  'maxPages' | 'maxImagePixels' | 'documentWorkers' | 'documentQueueMax' | 'documentTimeoutMs' | 'documentWorkerHeapMb' | 'pdfDecodedRatio' | 'pdfDecodedMinMb'
+  'maxPages' | 'maxImagePixels' | 'documentWorkers' | 'documentQueueMax' | 'documentTimeoutMs' | 'documentWorkerHeapMb' | 'pdfDecodedRatio' | 'pdfDecodedMinMb' | 'eInvoiceMaxMb'
 >;
 
 /** A PDF open in a document worker, which it keeps until it is closed. */
@@ -21,9 +21,10 @@ export interface OpenPdf {
   render(pageNumber: number): Promise<GrayImage>;
   /**
    * The fields of the document read: found in the worker from the text layers it read, so that
-   * the document need not be sent back; only the pages OCR read are.
+   * the document need not be sent back; only the pages OCR read are. A PDF carrying an invoice
+   * XML (Factur-X, ZUGFeRD, XRechnung) is answered from it, checked against the pages.
    */
-  fields(ocrPages: PageText[]): Promise<FoundField[]>;
+  fields(ocrPages: PageText[]): Promise<PdfFields>;
   close(): Promise<void>;
 }
 
@@ -95,6 +96,7 @@ export function createDocumentPool(config: DocumentPoolConfig, logger?: Logger):
           maxImagePixels: config.maxImagePixels,
           maxDecodedBytes: Math.max(config.pdfDecodedMinMb * MB, config.pdfDecodedRatio * bytes.length),
           maxStreamBytes: config.maxImagePixels * BYTES_PER_PIXEL,
+          maxInvoiceXmlBytes: config.eInvoiceMaxMb * MB,
         },
       };
       let pageCount: number;
@@ -115,7 +117,7 @@ export function createDocumentPool(config: DocumentPoolConfig, logger?: Logger):
           // Moved across threads, the image arrives as a plain Uint8Array; tesseract.js wants a Buffer.
           return { ...image, pgm: Buffer.from(image.pgm.buffer, image.pgm.byteOffset, image.pgm.byteLength) };
         },
-        fields: (ocrPages) => call<FoundField[]>('pdfFields', packDocument({ pages: ocrPages })),
+        fields: (ocrPages) => call<PdfFields>('pdfFields', packDocument({ pages: ocrPages })),
         async close() {
           await call('close', null).catch(() => undefined);
           job.release();

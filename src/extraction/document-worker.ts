@@ -1,12 +1,14 @@
 import { collectGarbage } from '../workers/gc.js';
 import { serve, Transfer } from '../workers/serve.js';
+import { answerWithEInvoice } from './einvoice/answer.js';
+import { readEInvoice, type EInvoice } from './einvoice/read.js';
 import { extractFields } from './fields.js';
 import { wordsToLines } from './layout.js';
 import { openPdf, type PdfDocument, type PdfLimits } from './pdf.js';
 import { packLines, unpackDocument, type PackedDocument, type PackedLines } from './packed-lines.js';
 import { checkStreams, type StreamLimits } from './pdf-streams.js';
 import { loadPdfJs } from './pdfjs.js';
-import type { GrayImage, Line, PageSize, PageText } from './types.js';
+import type { FoundField, GrayImage, Line, PageSize, PageText } from './types.js';
 
 /** A page's text layer as sent to the main thread, and the page's size. */
 export interface PageLines {
@@ -17,11 +19,19 @@ export interface PageLines {
 /** What the main thread sends to open a PDF in this worker. */
 export interface OpenRequest {
   bytes: Uint8Array;
-  limits: PdfLimits & StreamLimits;
+  limits: PdfLimits & StreamLimits & { maxInvoiceXmlBytes: number };
+}
+
+/** A PDF's fields, and what was made of its invoice attachment (null when it carries none). */
+export interface PdfFields {
+  fields: FoundField[];
+  eInvoice: EInvoice | null;
 }
 
 /** The PDF this worker holds open: one at a time, for the job that opened it. */
 let doc: PdfDocument | null = null;
+/** The largest invoice XML the open PDF may carry and have read, as its open request says. */
+let maxInvoiceXmlBytes = 0;
 /** The text layers read so far, by page number, kept so that the fields can be found here without the main thread sending the document back. */
 const textLayers = new Map<number, Line[]>();
 
@@ -52,6 +62,7 @@ serve({
     const file = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     await checkStreams(file, limits);
     doc = await openPdf(file, limits);
+    maxInvoiceXmlBytes = limits.maxInvoiceXmlBytes;
     return doc.pageCount;
   },
   /** The page's text layer in lines (null when it has too little text) and its size. */
@@ -64,8 +75,11 @@ serve({
     const packed = packLines(lines);
     return new Transfer<PageLines>({ lines: packed, size }, [packed.numbers.buffer as ArrayBuffer]);
   },
-  /** The open PDF's fields: its text layers as read here, and the pages OCR read instead. */
-  pdfFields(ocrPages: PackedDocument) {
+  /**
+   * The open PDF's fields: its text layers as read here, and the pages OCR read instead; answered
+   * from its invoice attachment when it carries one that can be read.
+   */
+  async pdfFields(ocrPages: PackedDocument): Promise<PdfFields> {
     const ocr = new Map(unpackDocument(ocrPages).pages.map((p) => [p.number, p]));
     const pages: PageText[] = [];
     for (let n = 1; n <= current().pageCount; n += 1) {
@@ -73,7 +87,11 @@ serve({
       if (lines) pages.push({ number: n, source: 'text_layer', lines });
       else if (ocr.has(n)) pages.push(ocr.get(n)!);
     }
-    return extractFields({ pages });
+    const generic = extractFields({ pages });
+    const reading = readEInvoice(await current().attachments(), maxInvoiceXmlBytes);
+    if (!reading) return { fields: generic, eInvoice: null };
+    const fields = reading.info.status === 'read' ? answerWithEInvoice(generic, reading, { pages }) : generic;
+    return { fields, eInvoice: reading.info };
   },
   async render(pageNumber: number) {
     const image = await current().render(pageNumber);

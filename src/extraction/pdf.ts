@@ -1,6 +1,7 @@
 import { DocumentError } from '../errors.js';
 import { toPgm } from './image.js';
 import { loadPdfJs, pdfjsAssets, sharedPdfWorker, type PdfJs } from './pdfjs.js';
+import type { Attachment } from './einvoice/read.js';
 import type { GrayImage, PageSize, Word } from './types.js';
 
 type PdfJsDocument = Awaited<ReturnType<PdfJs['getDocument']>['promise']>;
@@ -18,6 +19,8 @@ export interface PdfDocument {
   size(pageNumber: number): Promise<PageSize>;
   /** The page rendered for OCR at 300 dpi, or less when that would exceed the pixel limit. */
   render(pageNumber: number): Promise<GrayImage>;
+  /** The files embedded in the PDF (its EmbeddedFiles name tree), with their contents. */
+  attachments(): Promise<Attachment[]>;
   close(): Promise<void>;
 }
 
@@ -172,6 +175,18 @@ export async function openPdf(bytes: Buffer, limits: PdfLimits): Promise<PdfDocu
       } catch (err) {
         throw pageError(pageNumber, err);
       }
+    },
+
+    async attachments() {
+      // The contents decode within the budget the stream check (./pdf-streams.ts) held the whole file to.
+      let found: Record<string, { filename: string; content: Uint8Array | null }> | null;
+      try {
+        found = await doc.getAttachments();
+      } catch {
+        // A broken EmbeddedFiles tree is no reason to fail a document whose pages were read.
+        return [];
+      }
+      return Object.values(found ?? {}).flatMap((a) => (a.content ? [{ name: a.filename, bytes: a.content }] : []));
     },
 
     async close() {

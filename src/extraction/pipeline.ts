@@ -8,6 +8,7 @@ import { createOcrPool } from './ocr-pool.js';
 import { pageLanguage } from './page-language.js';
 import { createDocumentPool, type DocumentPoolConfig } from './document-pool.js';
 import { readAhead } from './read-ahead.js';
+import type { EInvoice } from './einvoice/read.js';
 import type { ContentType, DocumentText, FoundField, GrayImage, PageSize, PageText, Word } from './types.js';
 
 export interface PipelineResult {
@@ -18,6 +19,8 @@ export interface PipelineResult {
   confidence: number;
   /** Pages read by OCR rather than from a PDF text layer. */
   ocrPages: number;
+  /** The invoice XML attached to the PDF (Factur-X, ZUGFeRD, XRechnung): read or why not; null when there is none. */
+  eInvoice: EInvoice | null;
 }
 
 export interface ExtractionInfo {
@@ -45,10 +48,11 @@ export interface Pipeline {
 
 export type PipelineConfig = Pick<Config, 'maxPages' | 'maxImagePixels' | 'ocrTimeoutMs' | 'ocrWorkers' | 'ocrQueueMax' | 'ocrLanguages'> & DocumentPoolConfig;
 
-/** A document's pages, and the fields found in them (none when they hold no text). */
+/** A document's pages, the fields found in them (none when they hold no text), and its invoice attachment. */
 interface Read {
   pages: PageText[];
   fields: FoundField[];
+  eInvoice: EInvoice | null;
 }
 
 const hasText = (pages: PageText[]) => pages.some((p) => p.lines.length);
@@ -188,8 +192,9 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
       }
       await Promise.all(reading);
       if (failure) throw failure.error;
+      if (!hasText(pages)) return { pages, fields: [], eInvoice: null };
       const ocrPages = pages.filter((p) => p.source === 'ocr');
-      return { pages, fields: hasText(pages) ? await pdf.fields(ocrPages) : [] };
+      return { pages, ...(await pdf.fields(ocrPages)) };
     } finally {
       await pdf.close();
     }
@@ -197,13 +202,13 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
 
   async function readImage(bytes: Buffer, languages: OcrLanguage[] | undefined): Promise<Read> {
     const pages: PageText[] = [ocrPage(1, await ocr(await prepareImage(bytes, limits), languages, false))];
-    return { pages, fields: hasText(pages) ? await documents.fields({ pages }) : [] };
+    return { pages, fields: hasText(pages) ? await documents.fields({ pages }) : [], eInvoice: null };
   }
 
   return {
     async extract({ bytes, contentType, languages }) {
       const started = performance.now();
-      const { pages, fields } = contentType === 'application/pdf' ? await readPdf(bytes, languages) : await readImage(bytes, languages);
+      const { pages, fields, eInvoice } = contentType === 'application/pdf' ? await readPdf(bytes, languages) : await readImage(bytes, languages);
       if (!hasText(pages)) {
         throw new DocumentError('no_text_found', 'No text was found in the document, neither in a text layer nor by OCR.', pages.length);
       }
@@ -216,7 +221,7 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
         ms: performance.now() - started,
         pages: pages.length,
       });
-      return { pages: pages.length, document, fields, confidence, ocrPages };
+      return { pages: pages.length, document, fields, confidence, ocrPages, eInvoice };
     },
     ready: () => pool.ready() && documents.ready(),
     queueDepth: () => pool.queueDepth(),

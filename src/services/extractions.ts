@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
 import type { ExtractionRecord } from '../store/extractions.js';
 import type { Config } from '../config.js';
+import type { EInvoice } from '../extraction/einvoice/read.js';
 import type { OcrLanguage } from '../extraction/ocr-languages.js';
 import type { DocumentText, FoundField } from '../extraction/types.js';
 import { documentContent } from '../extraction/document-content.js';
@@ -24,6 +25,7 @@ export interface PipelineResult {
   document: DocumentText;
   fields: FoundField[];
   confidence: number;
+  eInvoice: EInvoice | null;
 }
 
 /** What the service needs from the extraction pipeline. */
@@ -94,6 +96,7 @@ export function extractionService(deps: { store: Store; extractor: Extractor; te
           pages: result.pages,
           credits_used: result.pages,
           fields: numbered(applied.fields),
+          e_invoice: result.eInvoice,
         }, documentContent(result.document));
       } catch (err) {
         if (!(err instanceof DocumentError)) {

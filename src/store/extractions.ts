@@ -3,6 +3,7 @@ import type { components } from '../../generated/openapi.js';
 
 type ExtractionField = components['schemas']['ExtractionField'];
 export type DocumentContent = NonNullable<components['schemas']['DocumentContent']>;
+type EInvoice = NonNullable<components['schemas']['EInvoice']>;
 export type Extraction = components['schemas']['Extraction'];
 
 export interface ExtractionRecord {
@@ -17,6 +18,7 @@ export interface ExtractionRecord {
   credits_used: number;
   pages: number;
   fields: ExtractionField[];
+  e_invoice: EInvoice | null;
   error_code: string | null;
   error_message: string | null;
   created_at: string;
@@ -24,16 +26,18 @@ export interface ExtractionRecord {
   request_id: string | null;
 }
 
-interface Row extends Omit<ExtractionRecord, 'fields'> {
+interface Row extends Omit<ExtractionRecord, 'fields' | 'e_invoice'> {
   fields: string;
+  e_invoice: string | null;
   upload: Buffer | null;
   /** The server instance working on it while `processing` (see instances.ts). */
   owner_instance: string | null;
 }
 
-const fromRow = ({ upload: _upload, owner_instance: _owner, fields, ...rest }: Row): ExtractionRecord => ({
+const fromRow = ({ upload: _upload, owner_instance: _owner, fields, e_invoice, ...rest }: Row): ExtractionRecord => ({
   ...rest,
   fields: JSON.parse(fields) as ExtractionField[],
+  e_invoice: e_invoice ? (JSON.parse(e_invoice) as EInvoice) : null,
 });
 
 /**
@@ -62,7 +66,7 @@ function lineItemRows(fields: ExtractionField[]): Record<string, string>[] {
 }
 
 export type ExtractionOutcome =
-  | { status: 'completed'; template_id: string | null; confidence: number; pages: number; credits_used: number; fields: ExtractionField[] }
+  | { status: 'completed'; template_id: string | null; confidence: number; pages: number; credits_used: number; fields: ExtractionField[]; e_invoice?: EInvoice | null }
   | { status: 'failed'; error_code: string; error_message: string; pages: number; credits_used: number };
 
 /** `instanceId` is the server this store belongs to; new extractions are recorded as its work. */
@@ -80,6 +84,7 @@ export function extractionsRepository(db: Db, instanceId: string) {
         credits_used: 0,
         pages: 0,
         fields: '[]',
+        e_invoice: null,
         error_code: null,
         error_message: null,
         created_at: new Date().toISOString(),
@@ -95,7 +100,7 @@ export function extractionsRepository(db: Db, instanceId: string) {
       const completed_at = new Date().toISOString();
       const changes: Partial<Row> =
         outcome.status === 'completed'
-          ? { ...outcome, fields: JSON.stringify(outcome.fields), completed_at }
+          ? { ...outcome, fields: JSON.stringify(outcome.fields), e_invoice: outcome.e_invoice ? JSON.stringify(outcome.e_invoice) : null, completed_at }
           : { ...outcome, completed_at };
       await db.transaction(async (trx) => {
         const updated = await trx<Row>('extractions').where({ id, status: 'processing' }).update(changes);

@@ -113,6 +113,17 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('extractions', (t) => t.dropIndex(['created_at']));
     },
   },
+  '004_e_invoice': {
+    async up(db) {
+      // What was read from a PDF's invoice attachment (the API's `e_invoice`), as JSON.
+      await db.schema.alterTable('extractions', (t) => {
+        t.text('e_invoice').nullable();
+      });
+    },
+    async down(db) {
+      await db.schema.alterTable('extractions', (t) => t.dropColumn('e_invoice'));
+    },
+  },
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -2,7 +2,8 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databases } from '../store/databases.js';
 import { startApiServer, testClock, type ApiServer } from '../support/api-server.js';
-import { EU_EXPECTED, EU_INVOICE, invoicePdf } from '../fixtures/documents.js';
+import { DE_INVOICE, EU_EXPECTED, EU_INVOICE, invoicePdf, layoutPdf } from '../fixtures/documents.js';
+import { ciiXml, DE_E_INVOICE } from '../fixtures/einvoice.js';
 
 const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-limit-day', 'x-ratelimit-remaining-day', 'x-ratelimit-reset-day'];
 const EXT_ID = 'ext_01JDQ8ZK3N4XW5V6B7C8D9E0FG';
@@ -156,8 +157,9 @@ describe.each(databases)('service foundation on $name', (kind) => {
     const pdf = await invoicePdf(EU_INVOICE);
     const created = await api.call('createExtraction', 'POST', '/v1/extractions', { key: owner.secret, body: { file: pdf.toString('base64'), file_name: 'invoice.pdf' } });
     expect(created.status).toBe(201);
-    const ext = created.body as { id: string; status: string; data: Record<string, string>; credits_used: number; request_id: string; source: string };
+    const ext = created.body as { id: string; status: string; data: Record<string, string>; credits_used: number; request_id: string; source: string; e_invoice: unknown };
     expect(ext.status).toBe('completed');
+    expect(ext.e_invoice).toBeNull();
     expect(ext.source).toBe('api');
     expect(ext.credits_used).toBe(1);
     expect(ext.request_id).toBe(created.headers.get('x-request-id'));
@@ -176,6 +178,19 @@ describe.each(databases)('service foundation on $name', (kind) => {
     expect((hidden.body as { error: unknown }).error).toEqual({ code: 'not_found', message: `No such extraction ${ext.id}.` });
     expect(missing.status).toBe(404);
     expect((await api.call('listExtractions', 'GET', '/v1/extractions', { key: other.secret })).body).toMatchObject({ data: [], has_more: false });
+  });
+
+  it('says which e-invoice attachment was read, and keeps saying it when the extraction is read again', async () => {
+    const owner = await api.newKey({ plan: 'business' });
+    const pdf = await layoutPdf(DE_INVOICE, [{ name: 'factur-x.xml', content: Buffer.from(ciiXml(DE_E_INVOICE)) }]);
+    const created = await api.call('createExtraction', 'POST', '/v1/extractions', { key: owner.secret, body: { file: pdf.toString('base64'), file_name: 'rechnung.pdf' } });
+    expect(created.status).toBe(201);
+    const ext = created.body as { id: string; e_invoice: unknown; data: Record<string, string> };
+    const eInvoice = { attachment: 'factur-x.xml', syntax: 'CII', profile: 'EN 16931', specification: 'urn:cen.eu:en16931:2017', status: 'read', message: null };
+    expect(ext.e_invoice).toEqual(eInvoice);
+    expect(ext.data).toMatchObject({ total_amount: '529.87', 'line_items.1.description': 'Joghurt Banane', 'tax_lines.0.tax_rate': '19' });
+    const read = await api.call('getExtraction', 'GET', `/v1/extractions/${ext.id}`, { key: owner.secret });
+    expect((read.body as { e_invoice: unknown }).e_invoice).toEqual(eInvoice);
   });
 
   it('reads path parameters percent-decoded and with a trailing slash, and refuses malformed ones with 400 naming the member', async () => {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databases } from '../store/databases.js';
 import { startApiServer, type ApiServer } from '../support/api-server.js';
-import { EU_EXPECTED, EU_INVOICE, invoicePdf } from '../fixtures/documents.js';
+import { DE_INVOICE, EU_EXPECTED, EU_INVOICE, invoicePdf, layoutPdf } from '../fixtures/documents.js';
+import { ciiXml, DE_E_INVOICE } from '../fixtures/einvoice.js';
 
 interface Field {
   field: string;
@@ -133,5 +134,18 @@ describe.each(databases)('templates on $name', (kind) => {
     const wrong = await api.call('createTemplate', 'POST', '/v1/templates', { key, body: { ...body, fields: { total_amount: 42 } } });
     expect(wrong.status).toBe(400);
     expect(message(wrong)).toContain('body.fields.total_amount');
+  });
+
+  it('lets a matching template decide on an e-invoice, the attached XML filling in the rest', async () => {
+    const own = (await api.newKey({ plan: 'business' })).secret;
+    const body = { name: 'Lieferant', keywords: ['Lieferant GmbH'], fields: { vendor_name: { parser: 'static', value: 'Lieferant (template)' } } };
+    const tpl = (await api.call('createTemplate', 'POST', '/v1/templates', { key: own, body })).body as { id: string };
+    const hybrid = await layoutPdf(DE_INVOICE, [{ name: 'factur-x.xml', content: Buffer.from(ciiXml(DE_E_INVOICE)) }]);
+    const res = await api.call('createExtraction', 'POST', '/v1/extractions', { key: own, body: { file: hybrid.toString('base64'), file_name: 'rechnung.pdf' } });
+    const ext = res.body as { template_id: string; data: Record<string, string>; fields: Field[]; e_invoice: { status: string } };
+    expect(ext.template_id).toBe(tpl.id);
+    expect(ext.data.vendor_name).toBe('Lieferant (template)');
+    expect(ext.fields.find((f) => f.field === 'total_amount')!.explanation).toMatch(/^Factur-X XML, BT-112/);
+    expect(ext.e_invoice.status).toBe('read');
   });
 });

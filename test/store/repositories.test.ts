@@ -20,7 +20,7 @@ describe.each(databases)('store on $name', (kind) => {
     const again = await openStore(database.url);
     try {
       const done = await again.db('knex_migrations').select('name').orderBy('name');
-      expect(done.map((r) => r.name)).toEqual(['001_initial', '002_instances', '003_documents']);
+      expect(done.map((r) => r.name)).toEqual(['001_initial', '002_instances', '003_documents', '004_e_invoice']);
     } finally {
       await again.close();
     }
@@ -139,9 +139,10 @@ describe.each(databases)('store on $name', (kind) => {
     expect(Buffer.compare(Buffer.from(row.upload), upload)).toBe(0);
 
     const fields = [{ id: 1, field: 'total', value: '1234.50', confidence: 93, explanation: 'Label «Total» – “Σ”', page: 1 }];
-    await store.extractions.finish(created.id, { status: 'completed', template_id: null, confidence: 93, pages: 1, credits_used: 1, fields });
+    const e_invoice = { attachment: 'factur-x.xml', syntax: 'CII' as const, profile: 'EN 16931' as const, specification: 'urn:cen.eu:en16931:2017', status: 'read' as const, message: null };
+    await store.extractions.finish(created.id, { status: 'completed', template_id: null, confidence: 93, pages: 1, credits_used: 1, fields, e_invoice });
     const done = await store.extractions.get(ws.id, created.id);
-    expect(done).toMatchObject({ status: 'completed', confidence: 93, pages: 1, credits_used: 1, file_name: 'Rechnung – März.pdf', fields });
+    expect(done).toMatchObject({ status: 'completed', confidence: 93, pages: 1, credits_used: 1, file_name: 'Rechnung – März.pdf', fields, e_invoice });
     expect(done).not.toHaveProperty('upload');
     expect(done).not.toHaveProperty('owner_instance');
 
