@@ -477,7 +477,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "unauthorized" | "insufficient_scope" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "file_too_large" | "unsupported_media_type" | "invalid_file" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "insufficient_scope" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "file_too_large" | "unsupported_media_type" | "invalid_file" | "idempotency_key_reused" | "idempotency_key_in_use" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
                 message: string;
             };
             request_id: components["schemas"]["RequestId"];
@@ -956,6 +956,35 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description `idempotency_key_reused`: the `Idempotency-Key` was used in the last 24
+         *     hours with another body or operation. `idempotency_key_in_use`: a request
+         *     with this key is still running (with `Retry-After`).
+         */
+        IdempotencyConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                "X-RateLimit-Reset-Day": components["headers"]["X-RateLimit-Reset-Day"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "idempotency_key_reused",
+                 *         "message": "This Idempotency-Key was already used with another request body or operation in the last 24 hours; use a new key for a new request."
+                 *       },
+                 *       "request_id": "req_01JDQ8ZK3N4XW5V6B7C8D9E0FH"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description An unexpected fault. The body never carries a stack trace; the fault is logged with the request id. */
         InternalError: {
             headers: {
@@ -997,6 +1026,13 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description A key of the client's choosing (a UUID suits) that makes retrying this
+         *     request safe: the same key with the same body within 24 hours gets the
+         *     first answer again instead of running twice. See "Idempotent retries".
+         * @example 5d1c2f0a-8c1e-4a57-9a3f-2b7c1d9e4f60
+         */
+        IdempotencyKey: string;
         /** @description Page size, 1 to 100. */
         Limit: number;
     };
@@ -1016,6 +1052,8 @@ export interface components {
         "X-RateLimit-Remaining-Day": number;
         /** @description Unix epoch seconds (UTC) at which the day window starts afresh (next midnight UTC). */
         "X-RateLimit-Reset-Day": number;
+        /** @description `true` when this answer is the kept answer of an earlier request with the same `Idempotency-Key`; absent otherwise. */
+        "Idempotent-Replayed": "true";
         /** @description Whole seconds (at least 1) until the request may be retried. */
         "Retry-After": number;
     };
@@ -1049,7 +1087,15 @@ export interface operations {
     createExtraction: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key of the client's choosing (a UUID suits) that makes retrying this
+                 *     request safe: the same key with the same body within 24 hours gets the
+                 *     first answer again instead of running twice. See "Idempotent retries".
+                 * @example 5d1c2f0a-8c1e-4a57-9a3f-2b7c1d9e4f60
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1071,6 +1117,7 @@ export interface operations {
                 headers: {
                     /** @description Path of the created extraction. */
                     Location?: string;
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -1087,6 +1134,7 @@ export interface operations {
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["InsufficientScope"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidFile"];

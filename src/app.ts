@@ -6,7 +6,7 @@ import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { ApiDocument } from './openapi.js';
 import type { Store } from './store/index.js';
-import type { RateLimiter } from './limits/rate-limiter.js';
+import type { Clock, RateLimiter } from './limits/rate-limiter.js';
 import { requestId } from './http/request-id.js';
 import { securityHeaders } from './http/security-headers.js';
 import { errorMapper } from './http/errors.js';
@@ -15,6 +15,7 @@ import { matchRoute } from './http/route.js';
 import { authenticate, requireScopes } from './http/auth.js';
 import { rateLimit } from './http/rate-limit.js';
 import { jsonBody } from './http/body.js';
+import { idempotency } from './http/idempotency.js';
 import { dispatch, type OperationHandler } from './http/dispatch.js';
 import './http/context.js';
 import { meHandlers } from './handlers/me.js';
@@ -31,6 +32,7 @@ export interface AppDeps {
   document: ApiDocument;
   store: Store;
   limiter: RateLimiter;
+  clock: Clock;
   failedAuthLimiter: RateLimiter;
   extractions: ExtractionService;
   templates: TemplateService;
@@ -40,7 +42,7 @@ export interface AppDeps {
 /**
  * The middleware chain: request id -> metrics/log (outside the error mapper, so it records the status
  * the client gets) -> headers -> errors -> route -> auth -> limits ->
- * scopes -> body -> dispatch (validation against the document, handler by operationId).
+ * scopes -> body -> idempotency keys -> dispatch (validation against the document, handler by operationId).
  */
 export async function createApp(deps: AppDeps): Promise<Koa> {
   const { config, logger, metrics, document, store } = deps;
@@ -95,6 +97,7 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
   app.use(rateLimit(deps.limiter, logger, { failOpen: config.rateLimitFailOpen, onRejected: (window) => metrics.rateLimitRejections.inc({ window }) }));
   app.use(requireScopes);
   app.use(jsonBody);
+  app.use(idempotency(store.idempotency, deps.clock));
   app.use(dispatch(api, operationHandlers));
   return app;
 }

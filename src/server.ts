@@ -9,6 +9,7 @@ import { createRateLimiter, systemClock, type Clock } from './limits/rate-limite
 import { memoryCounters, postgresCounters, redisCounters, sqliteCounters, type CounterBackend } from './limits/counters.js';
 import { openRedis, pingRedis } from './limits/redis.js';
 import { startInstance } from './store/instances.js';
+import { IDEMPOTENCY_TTL_MS } from './store/idempotency.js';
 import { createPipeline } from './extraction/pipeline.js';
 import { decodeFile } from './extraction/input.js';
 import { extractionService } from './services/extractions.js';
@@ -43,6 +44,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       instances: store.instances,
       failInterrupted: (before) => store.extractions.failInterrupted(before),
       exclusive: store.dialect === 'sqlite',
+      housekeeping: async (now) => {
+        await store.idempotency.prune(now - IDEMPOTENCY_TTL_MS);
+      },
     },
     config.instanceStaleMs,
     (count) => logger.warn({ count }, 'marked extractions of a stopped server as failed'),
@@ -81,6 +85,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     document: loadApiDocument(),
     store,
     limiter,
+    clock,
     failedAuthLimiter,
     extractions,
     templates,

@@ -97,6 +97,24 @@ const MIGRATIONS: Record<string, Migration> = {
       if (db.client.config.client === 'pg') await db.schema.dropTableIfExists('rate_limit_counters');
     },
   },
+  '003_idempotency_keys': {
+    async up(db) {
+      // One row per API key and Idempotency-Key: the request's fingerprint and, once answered, the answer.
+      await db.schema.createTable('idempotency_keys', (t) => {
+        t.string('api_key_id', 40).notNullable();
+        t.string('key', 255).notNullable();
+        t.string('fingerprint', 64).notNullable();
+        t.string('state', 10).notNullable();
+        t.text('response').nullable();
+        t.bigInteger('created_at').notNullable();
+        t.primary(['api_key_id', 'key']);
+        t.index(['created_at']);
+      });
+    },
+    async down(db) {
+      await db.schema.dropTableIfExists('idempotency_keys');
+    },
+  },
 };
 
 const source: Knex.MigrationSource<string> = {

@@ -63,6 +63,28 @@ hooks.beforeEach((transaction, done) => {
     case 422:
       request.body = JSON.stringify({ file: 'R0lGODlhAQABAAAAACw=', file_name: 'picture.gif' });
       break;
+    case 409: {
+      // A first request takes the Idempotency-Key with one body; the transaction reuses it with another.
+      const key = `dredd-${Date.now()}`;
+      const url = `${transaction.protocol}//${transaction.host}:${transaction.port}${transaction.fullPath}`;
+      const first = JSON.parse(request.body);
+      fetch(url, {
+        method: 'POST',
+        headers: { Authorization: request.headers.Authorization, 'Content-Type': 'application/json', 'Idempotency-Key': key },
+        body: JSON.stringify(path === '/v1/extractions' ? { file: PDF, file_name: 'first.pdf' } : first),
+      }).then(
+        () => {
+          request.headers['Idempotency-Key'] = key;
+          request.body = JSON.stringify(path === '/v1/extractions' ? { file: PDF, file_name: 'second.pdf' } : { ...first, url: `${first.url}?again` });
+          done();
+        },
+        (err) => {
+          transaction.fail = `could not send the first request: ${err.message}`;
+          done();
+        },
+      );
+      return;
+    }
     default:
   }
   done();
