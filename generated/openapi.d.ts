@@ -33,6 +33,17 @@ export interface paths {
          *     When `template_id` is omitted, the workspace's templates and the built-in
          *     templates are matched by their keywords and the first match guides the
          *     extraction; its id is then returned in `template_id`.
+         *
+         *     **Asynchronously on request.** With `Prefer: respond-async` (RFC 7240)
+         *     the request is checked as usual (every request error above is answered
+         *     at once), the extraction is stored as `processing` and queued, and the
+         *     answer is `202 Accepted` at once, with `Location` and
+         *     `Preference-Applied: respond-async`. Poll `Location` until `status` is
+         *     `completed` or `failed`, or subscribe a webhook to
+         *     `extraction.completed` and `extraction.failed`. A queued extraction
+         *     survives a restart of the server: it is taken up again, and failed
+         *     (`error_code: interrupted`) only once its workers have stopped under it
+         *     three times. Rate limits and credits count as for a synchronous request.
          */
         post: operations["createExtraction"];
         delete?: never;
@@ -318,10 +329,11 @@ export interface components {
         Extraction: {
             id: components["schemas"]["ExtractionId"];
             /**
-             * @description `processing` while the pipeline runs, then `completed` or `failed`;
-             *     the two last states are final. An extraction left `processing` by a
-             *     crash is marked `failed` (`error_code: interrupted`) when the server
-             *     starts again.
+             * @description `processing` while the pipeline runs (or, asynchronously, while
+             *     queued), then `completed` or `failed`; the two last states are
+             *     final. A synchronous extraction left `processing` by a crash is
+             *     marked `failed` (`error_code: interrupted`) when the server starts
+             *     again; a queued one is taken up again by a worker.
              * @enum {string}
              */
             status: "processing" | "completed" | "failed";
@@ -1027,6 +1039,13 @@ export interface components {
     };
     parameters: {
         /**
+         * @description `respond-async` (RFC 7240) answers `202 Accepted` at once with the
+         *     extraction `processing`, instead of waiting for it. Other preferences
+         *     are ignored.
+         * @example respond-async
+         */
+        Prefer: string;
+        /**
          * @description A key of the client's choosing (a UUID suits) that makes retrying this
          *     request safe: the same key with the same body within 24 hours gets the
          *     first answer again instead of running twice. See "Idempotent retries".
@@ -1095,6 +1114,13 @@ export interface operations {
                  * @example 5d1c2f0a-8c1e-4a57-9a3f-2b7c1d9e4f60
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `respond-async` (RFC 7240) answers `202 Accepted` at once with the
+                 *     extraction `processing`, instead of waiting for it. Other preferences
+                 *     are ignored.
+                 * @example respond-async
+                 */
+                Prefer?: components["parameters"]["Prefer"];
             };
             path?: never;
             cookie?: never;
@@ -1117,6 +1143,27 @@ export interface operations {
                 headers: {
                     /** @description Path of the created extraction. */
                     Location?: string;
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Reset-Day": components["headers"]["X-RateLimit-Reset-Day"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Extraction"];
+                };
+            };
+            /** @description With `Prefer: respond-async`, the extraction stored as `processing` and queued. */
+            202: {
+                headers: {
+                    /** @description Path of the extraction, to poll. */
+                    Location: string;
+                    /** @description Always `respond-async`. */
+                    "Preference-Applied": "respond-async";
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -39,6 +39,12 @@ export interface Config {
    * extractions are then marked failed by the other servers (or by the next start).
    */
   instanceStaleMs: number;
+  /** Queued extractions one process runs at once. */
+  queueConcurrency: number;
+  /** How often an idle worker looks for jobs other processes queued in the database. */
+  queuePollMs: number;
+  /** Times a queued extraction is tried (its worker died, or it failed unexpectedly) before it is failed. */
+  queueMaxAttempts: number;
 }
 
 export class ConfigError extends Error {
@@ -88,6 +94,9 @@ export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL ?? 'info').trim().toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
   const cpus = os.availableParallelism?.() ?? os.cpus().length;
+  // One CPU is left to the request loop: with a worker on every CPU, GET /v1/me's p99 rose from
+  // 12 to 43 ms on two CPUs while scans were read.
+  const ocrWorkers = integer(env, 'OCR_WORKERS', Math.max(1, cpus - 1), 1, 64);
   return {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST?.trim() || '127.0.0.1',
@@ -100,9 +109,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxPages: integer(env, 'MAX_PAGES', 50, 1, 10_000),
     maxImagePixels: integer(env, 'MAX_IMAGE_PIXELS', 40_000_000, 1, 1_000_000_000),
     ocrTimeoutMs: integer(env, 'OCR_TIMEOUT_MS', 60_000, 100, 3_600_000),
-    // One CPU is left to the request loop: with a worker on every CPU, GET /v1/me's p99 rose from
-    // 12 to 43 ms on two CPUs while scans were read.
-    ocrWorkers: integer(env, 'OCR_WORKERS', Math.max(1, cpus - 1), 1, 64),
+    ocrWorkers,
     ocrQueueMax: integer(env, 'OCR_QUEUE_MAX', 8, 0, 10_000),
     // At least two, so that a PDF waiting on OCR (it keeps its worker) does not hold up every text PDF.
     documentWorkers: integer(env, 'DOCUMENT_WORKERS', Math.max(2, cpus), 1, 64),
@@ -117,5 +124,9 @@ export function loadConfig(env: Env = process.env): Config {
     keepUploads: boolean(env, 'KEEP_UPLOADS', false),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     instanceStaleMs: integer(env, 'INSTANCE_STALE_MS', 60_000, 3_000, 86_400_000),
+    // One job more than OCR workers, so that a worker finds the next page ready when it is done.
+    queueConcurrency: integer(env, 'QUEUE_CONCURRENCY', ocrWorkers + 1, 1, 256),
+    queuePollMs: integer(env, 'QUEUE_POLL_MS', 1000, 10, 60_000),
+    queueMaxAttempts: integer(env, 'QUEUE_MAX_ATTEMPTS', 3, 1, 100),
   };
 }

@@ -18,6 +18,7 @@ import { createTemplateRunner } from './templates/runner.js';
 import { answerClientError } from './http/client-error.js';
 import { bootstrapFirstKey, type FirstKey } from './bootstrap.js';
 import { createApp } from './app.js';
+import { databaseQueue } from './queue/database-queue.js';
 
 export interface RunningServer {
   url: string;
@@ -70,13 +71,24 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const metrics = createMetrics(() => pipeline.queueDepth());
   const templateRunner = createTemplateRunner(config, logger);
   const templates = templateService(store, templateRunner);
+  const queue = databaseQueue({
+    jobs: store.jobs,
+    instanceId: store.instanceId,
+    concurrency: config.queueConcurrency,
+    pollMs: config.queuePollMs,
+    staleMs: config.instanceStaleMs,
+    maxAttempts: config.queueMaxAttempts,
+    logger,
+  });
   const extractions = extractionService({
     store,
     config,
     logger,
+    queue,
     templates: templates.applier,
     extractor: { decode: (body) => decodeFile(body), extract: (file) => pipeline.extract(file) },
   });
+  queue.work(extractions.jobHandler);
 
   const app = await createApp({
     config,
@@ -134,6 +146,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
         await stopped;
         clearTimeout(timer);
+        await queue.close(config.shutdownTimeoutMs);
         await Promise.all([pipeline.close(), templateRunner.close()]);
         await counters.close();
         await instance.stop();

@@ -3,7 +3,8 @@ import { ApiError, DocumentError, invalidRequest } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
-import type { ExtractionRecord } from '../store/extractions.js';
+import type { ExtractionOutcome, ExtractionRecord } from '../store/extractions.js';
+import type { ExtractionQueue, JobHandler } from '../queue/types.js';
 import type { Config } from '../config.js';
 import type { DocumentText, FoundField } from '../extraction/types.js';
 
@@ -47,50 +48,108 @@ function numbered(fields: FoundField[]): ExtractionField[] {
   }));
 }
 
+/** What a finished extraction announces (webhooks listen). */
+export type ExtractionFinished = (record: ExtractionRecord) => Promise<void>;
+
 /**
- * One extraction from request to stored result. The record is written as `processing` before any
- * work starts, so a crash leaves a trace that the next start marks failed.
+ * One extraction from request to stored result, answered at once (`create`) or queued for the
+ * workers (`enqueue`, `Prefer: respond-async`). The record is written as `processing` before any work
+ * starts, so a crash leaves a trace: a synchronous one is then marked failed, a queued one is taken
+ * again by a worker.
  */
-export function extractionService(deps: { store: Store; extractor: Extractor; templates: TemplateApplier; config: Config; logger: Logger }) {
-  const { store, extractor, templates, config, logger } = deps;
+export function extractionService(deps: {
+  store: Store;
+  extractor: Extractor;
+  templates: TemplateApplier;
+  config: Config;
+  logger: Logger;
+  queue: ExtractionQueue;
+  onFinished?: ExtractionFinished;
+}) {
+  const { store, extractor, templates, config, logger, queue } = deps;
+
+  /** Checks the request before anything is stored: bad input is a 4xx, never a failed extraction. */
+  async function admit(workspaceId: string, body: ExtractionCreate): Promise<DecodedFile> {
+    const file = extractor.decode(body);
+    if (body.template_id && !(await templates.exists(workspaceId, body.template_id))) {
+      throw invalidRequest(`body.template_id: no such template ${body.template_id}`);
+    }
+    return file;
+  }
+
+  async function record(workspaceId: string, body: ExtractionCreate, file: DecodedFile, requestId: string, source: 'api' | 'cli'): Promise<ExtractionRecord> {
+    return store.extractions.create(
+      { id: newId('ext'), workspace_id: workspaceId, file_name: body.file_name, file_type: file.contentType, template_id: body.template_id ?? null, source, request_id: requestId },
+      config.keepUploads ? file.bytes : null,
+    );
+  }
+
+  /** The pipeline and templates on one document; a document that cannot be read is a failed outcome, anything else throws. */
+  async function outcomeOf(workspaceId: string, file: DecodedFile, templateId: string | undefined): Promise<ExtractionOutcome> {
+    try {
+      const result = await extractor.extract(file);
+      const applied = await templates.apply(workspaceId, templateId, result);
+      return {
+        status: 'completed',
+        template_id: applied.templateId,
+        confidence: Math.round(applied.confidence),
+        pages: result.pages,
+        credits_used: result.pages,
+        fields: numbered(applied.fields),
+      };
+    } catch (err) {
+      if (!(err instanceof DocumentError)) throw err;
+      return { status: 'failed', error_code: err.code, error_message: err.message, pages: err.pages ?? 0, credits_used: err.pages ?? 0 };
+    }
+  }
+
+  /** Stores the outcome and announces it, once: a second worker finishing the same extraction changes nothing. */
+  async function finish(workspaceId: string, id: string, outcome: ExtractionOutcome): Promise<void> {
+    if (outcome.status === 'failed') logger.info({ extraction_id: id, code: outcome.error_code }, 'extraction failed');
+    if (!(await store.extractions.finish(id, outcome))) return;
+    const finished = (await store.extractions.get(workspaceId, id))!;
+    await deps.onFinished?.(finished);
+  }
+
   return {
     async create(workspaceId: string, body: ExtractionCreate, requestId: string, source: 'api' | 'cli' = 'api'): Promise<ExtractionRecord> {
-      const file = extractor.decode(body);
-      if (body.template_id && !(await templates.exists(workspaceId, body.template_id))) {
-        throw invalidRequest(`body.template_id: no such template ${body.template_id}`);
-      }
-      const id = newId('ext');
-      await store.extractions.create(
-        { id, workspace_id: workspaceId, file_name: body.file_name, file_type: file.contentType, template_id: body.template_id ?? null, source, request_id: requestId },
-        config.keepUploads ? file.bytes : null,
-      );
+      const file = await admit(workspaceId, body);
+      const { id } = await record(workspaceId, body, file, requestId, source);
+      let outcome: ExtractionOutcome;
       try {
-        const result = await extractor.extract(file);
-        const applied = await templates.apply(workspaceId, body.template_id, result);
-        await store.extractions.finish(id, {
-          status: 'completed',
-          template_id: applied.templateId,
-          confidence: Math.round(applied.confidence),
-          pages: result.pages,
-          credits_used: result.pages,
-          fields: numbered(applied.fields),
-        });
+        outcome = await outcomeOf(workspaceId, file, body.template_id);
       } catch (err) {
-        if (!(err instanceof DocumentError)) {
-          // The client gets the error envelope; the stored record says why it never completed.
-          const failure = err instanceof ApiError
-            ? { error_code: err.code, error_message: err.message }
-            : { error_code: 'internal_error', error_message: 'The extraction failed unexpectedly.' };
-          await store.extractions
-            .finish(id, { status: 'failed', ...failure, pages: 0, credits_used: 0 })
-            .catch((e: unknown) => logger.error({ err: e, extraction_id: id }, 'could not mark extraction failed'));
-          throw err;
-        }
-        logger.info({ extraction_id: id, code: err.code }, 'extraction failed');
-        await store.extractions.finish(id, { status: 'failed', error_code: err.code, error_message: err.message, pages: err.pages ?? 0, credits_used: err.pages ?? 0 });
+        // The client gets the error envelope; the stored record says why it never completed.
+        const failure = err instanceof ApiError
+          ? { error_code: err.code, error_message: err.message }
+          : { error_code: 'internal_error', error_message: 'The extraction failed unexpectedly.' };
+        await store.extractions
+          .finish(id, { status: 'failed', ...failure, pages: 0, credits_used: 0 })
+          .catch((e: unknown) => logger.error({ err: e, extraction_id: id }, 'could not mark extraction failed'));
+        throw err;
       }
+      await finish(workspaceId, id, outcome);
       return (await store.extractions.get(workspaceId, id))!;
     },
+
+    /** Checks and stores the request as `processing` and queues it; the workers finish it. */
+    async enqueue(workspaceId: string, body: ExtractionCreate, requestId: string, source: 'api' | 'cli' = 'api'): Promise<ExtractionRecord> {
+      const file = await admit(workspaceId, body);
+      const created = await record(workspaceId, body, file, requestId, source);
+      await queue.enqueue({ extraction_id: created.id, workspace_id: workspaceId, file: file.bytes, content_type: file.contentType, template_id: body.template_id ?? null });
+      return created;
+    },
+
+    /** What the queue's workers run. */
+    jobHandler: {
+      async run(job) {
+        const outcome = await outcomeOf(job.workspace_id, { bytes: job.file, contentType: job.content_type }, job.template_id ?? undefined);
+        await finish(job.workspace_id, job.extraction_id, outcome);
+      },
+      async abandon(job, reason) {
+        await finish(job.workspace_id, job.extraction_id, { status: 'failed', error_code: 'interrupted', error_message: reason, pages: 0, credits_used: 0 });
+      },
+    } satisfies JobHandler,
   };
 }
 

@@ -75,13 +75,14 @@ export function extractionsRepository(db: Db, instanceId: string) {
       await table().insert(row);
       return fromRow(row);
     },
-    async finish(id: string, outcome: ExtractionOutcome): Promise<void> {
+    /** Records the outcome of a `processing` extraction; false when it was already finished. */
+    async finish(id: string, outcome: ExtractionOutcome): Promise<boolean> {
       const completed_at = new Date().toISOString();
       const changes: Partial<Row> =
         outcome.status === 'completed'
           ? { ...outcome, fields: JSON.stringify(outcome.fields), completed_at }
           : { ...outcome, completed_at };
-      await table().where({ id, status: 'processing' }).update(changes);
+      return (await table().where({ id, status: 'processing' }).update(changes)) > 0;
     },
     async get(workspace_id: string, id: string): Promise<ExtractionRecord | undefined> {
       const row = await table().where({ id, workspace_id }).first();
@@ -96,12 +97,13 @@ export function extractionsRepository(db: Db, instanceId: string) {
     },
     /**
      * Marks as failed the extractions left `processing` by a server that is gone: no owner recorded, or
-     * an owner without a heartbeat since `staleBefore` (epoch ms). Live servers' work is left alone.
-     * Returns how many there were.
+     * an owner without a heartbeat since `staleBefore` (epoch ms). Live servers' work is left alone, and
+     * so are asynchronous extractions still queued, which a worker takes again. Returns how many there were.
      */
     async failInterrupted(staleBefore: number): Promise<number> {
       return table()
         .where({ status: 'processing' })
+        .whereNotExists(db('extraction_jobs').select('extraction_id').whereRaw('extraction_jobs.extraction_id = extractions.id'))
         .andWhere((q) =>
           q
             .whereNull('owner_instance')

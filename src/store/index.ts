@@ -8,6 +8,7 @@ import { extractionsRepository } from './extractions.js';
 import { templatesRepository } from './templates.js';
 import { instancesRepository } from './instances.js';
 import { idempotencyRepository } from './idempotency.js';
+import { jobsRepository } from './jobs.js';
 import { principalCache } from './principal-cache.js';
 import { noSignal, ownChangesOnly, postgresNotifySignal, sqliteLogSignal, type ChangeSignal } from './change-signal.js';
 
@@ -22,6 +23,7 @@ export interface Store {
   extractions: ReturnType<typeof extractionsRepository>;
   templates: ReturnType<typeof templatesRepository>;
   idempotency: ReturnType<typeof idempotencyRepository>;
+  jobs: ReturnType<typeof jobsRepository>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -62,6 +64,7 @@ export async function openStore(databaseUrl: string, options: StoreOptions = {})
     extractions: extractionsRepository(db, instanceId),
     templates: templatesRepository(db),
     idempotency: idempotencyRepository(db),
+    jobs: jobsRepository(db),
     async ping() {
       await db.raw('select 1');
     },

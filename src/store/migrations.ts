@@ -115,6 +115,26 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.dropTableIfExists('idempotency_keys');
     },
   },
+  '004_extraction_jobs': {
+    async up(db) {
+      // Asynchronous extractions waiting for a worker, with their file, when the queue is the database.
+      await db.schema.createTable('extraction_jobs', (t) => {
+        t.string('extraction_id', 40).primary();
+        t.string('workspace_id', 40).notNullable();
+        t.binary('file').notNullable();
+        t.string('content_type', 40).notNullable();
+        t.string('template_id', 80).nullable();
+        t.integer('attempts').notNullable().defaultTo(0);
+        t.string('claimed_by', 40).nullable();
+        t.bigInteger('available_at').notNullable();
+        t.bigInteger('created_at').notNullable();
+        t.index(['available_at']);
+      });
+    },
+    async down(db) {
+      await db.schema.dropTableIfExists('extraction_jobs');
+    },
+  },
 };
 
 const source: Knex.MigrationSource<string> = {
