@@ -137,6 +137,78 @@ export interface paths {
         patch: operations["updateTemplate"];
         trace?: never;
     };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhooks
+         * @description The caller's workspace webhooks, newest first, without their secrets; paginated with `starting_after`.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook
+         * @description Subscribes a URL to events of the caller's workspace. The answer shows
+         *     the webhook's signing `secret` (`whsec_...`) once; it is never shown
+         *     again. The URL must be `http` or `https`; a host that is, or resolves to,
+         *     a loopback, link-local or private address is `400 invalid_request`
+         *     unless the server runs with `WEBHOOK_ALLOW_PRIVATE=true`. Accepts
+         *     `Idempotency-Key` as `POST /v1/extractions` does.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a webhook's deliveries
+         * @description One delivery per event sent to the webhook, newest first, with every
+         *     attempt made (time, HTTP status or error, duration), its state
+         *     (`pending` while attempts remain, `succeeded`, `failed`) and when the
+         *     next attempt is due.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook
+         * @description Deletes a webhook of the caller's workspace; deliveries still pending are dropped (`failed`).
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me": {
         parameters: {
             query?: never;
@@ -453,8 +525,93 @@ export interface components {
             /** @description Whether another page follows; ask for it with `starting_after` set to the last id of this page. */
             has_more: boolean;
         };
+        /**
+         * @description Webhook identifier, `wh_` + ULID.
+         * @example wh_01JDQAB1C2D3E4F5G6H7J8K9M0
+         */
+        WebhookId: string;
         /** @enum {string} */
-        Scope: "extractions:read" | "extractions:write" | "templates:read" | "templates:write";
+        WebhookEventType: "extraction.completed" | "extraction.failed";
+        WebhookCreate: {
+            /**
+             * @description Where events are POSTed; `http` or `https`.
+             * @example https://hooks.example.com/docex
+             */
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+        };
+        Webhook: {
+            id: components["schemas"]["WebhookId"];
+            /** @enum {string} */
+            object: "webhook";
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description A created webhook, with its secret. */
+        WebhookCreated: {
+            id: components["schemas"]["WebhookId"];
+            /** @enum {string} */
+            object: "webhook";
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+            /**
+             * @description The signing secret, shown only in this answer. Each delivery carries
+             *     `Docex-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with this secret>`.
+             */
+            secret: string;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        WebhookList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Webhook"][];
+            has_more: boolean;
+        };
+        WebhookDeliveryAttempt: {
+            attempted_at: components["schemas"]["Timestamp"];
+            /** @description The receiver's HTTP status; null when no answer came (timeout, refused connection, blocked address). */
+            status_code: number | null;
+            /** @description Why the attempt did not succeed; null for a 2xx. */
+            error: string | null;
+            duration_ms: number;
+        };
+        WebhookDelivery: {
+            id: string;
+            /** @enum {string} */
+            object: "webhook_delivery";
+            webhook_id: components["schemas"]["WebhookId"];
+            event_id: string;
+            event_type: components["schemas"]["WebhookEventType"];
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            completed_at: string | null;
+        };
+        WebhookDeliveryList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["WebhookDelivery"][];
+            has_more: boolean;
+        };
+        /**
+         * @description The body of a delivery (not an API response): POSTed as JSON to the
+         *     webhook's URL with `Docex-Signature`.
+         */
+        WebhookEvent: {
+            id: string;
+            type: components["schemas"]["WebhookEventType"];
+            created_at: components["schemas"]["Timestamp"];
+            data: {
+                extraction: components["schemas"]["Extraction"];
+            };
+        };
+        /** @enum {string} */
+        Scope: "extractions:read" | "extractions:write" | "templates:read" | "templates:write" | "webhooks:read" | "webhooks:write";
         /** @enum {string} */
         Plan: "free" | "basic" | "pro" | "business" | "enterprise";
         Me: {
@@ -1071,8 +1228,6 @@ export interface components {
         "X-RateLimit-Remaining-Day": number;
         /** @description Unix epoch seconds (UTC) at which the day window starts afresh (next midnight UTC). */
         "X-RateLimit-Reset-Day": number;
-        /** @description `true` when this answer is the kept answer of an earlier request with the same `Idempotency-Key`; absent otherwise. */
-        "Idempotent-Replayed": "true";
         /** @description Whole seconds (at least 1) until the request may be retried. */
         "Retry-After": number;
     };
@@ -1143,7 +1298,6 @@ export interface operations {
                 headers: {
                     /** @description Path of the created extraction. */
                     Location?: string;
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -1164,7 +1318,6 @@ export interface operations {
                     Location: string;
                     /** @description Always `respond-async`. */
                     "Preference-Applied": "respond-async";
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -1376,6 +1529,213 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: components["parameters"]["Limit"];
+                /** @description A webhook id; the page starts after it. */
+                starting_after?: components["schemas"]["WebhookId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of webhooks. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Reset-Day": components["headers"]["X-RateLimit-Reset-Day"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [],
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key of the client's choosing (a UUID suits) that makes retrying this
+                 *     request safe: the same key with the same body within 24 hours gets the
+                 *     first answer again instead of running twice. See "Idempotent retries".
+                 * @example 5d1c2f0a-8c1e-4a57-9a3f-2b7c1d9e4f60
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/docex",
+                 *       "events": [
+                 *         "extraction.completed",
+                 *         "extraction.failed"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            /** @description The webhook, with its secret (shown this once). */
+            201: {
+                headers: {
+                    /** @description Path of the created webhook. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Reset-Day": components["headers"]["X-RateLimit-Reset-Day"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_01JDQAB1C2D3E4F5G6H7J8K9M0",
+                     *       "object": "webhook",
+                     *       "url": "https://hooks.example.com/docex",
+                     *       "events": [
+                     *         "extraction.completed",
+                     *         "extraction.failed"
+                     *       ],
+                     *       "secret": "whsec_3q2-7wX9yZb1c2d3e4f5g6h7j8k9m0n1p2q3r4s5t6u",
+                     *       "created_at": "2026-11-22T10:15:30.123Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: components["parameters"]["Limit"];
+                /** @description A delivery id; the page starts after it. */
+                starting_after?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook identifier.
+                 * @example wh_01JDQAB1C2D3E4F5G6H7J8K9M0
+                 */
+                id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Reset-Day": components["headers"]["X-RateLimit-Reset-Day"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [],
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook identifier.
+                 * @example wh_01JDQAB1C2D3E4F5G6H7J8K9M0
+                 */
+                id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Reset-Day": components["headers"]["X-RateLimit-Reset-Day"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -21,6 +21,8 @@ import './http/context.js';
 import { meHandlers } from './handlers/me.js';
 import { extractionHandlers } from './handlers/extractions.js';
 import { templateHandlers } from './handlers/templates.js';
+import { webhookHandlers } from './handlers/webhooks.js';
+import type { WebhookService } from './services/webhooks.js';
 import { docsAssets, operationsHandlers, type ReadinessChecks } from './handlers/operations.js';
 import type { ExtractionService } from './services/extractions.js';
 import type { TemplateService } from './services/templates.js';
@@ -36,6 +38,7 @@ export interface AppDeps {
   failedAuthLimiter: RateLimiter;
   extractions: ExtractionService;
   templates: TemplateService;
+  webhooks: WebhookService;
   readiness: ReadinessChecks;
 }
 
@@ -51,6 +54,7 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
     ...meHandlers(),
     ...extractionHandlers(store, deps.extractions),
     ...templateHandlers(deps.templates),
+    ...webhookHandlers(deps.webhooks),
     ...operationsHandlers(document, metrics, deps.readiness),
   };
 

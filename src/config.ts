@@ -45,6 +45,20 @@ export interface Config {
   queuePollMs: number;
   /** Times a queued extraction is tried (its worker died, or it failed unexpectedly) before it is failed. */
   queueMaxAttempts: number;
+  /** With Redis: a job whose worker has not renewed its lock for this long is taken to be abandoned. */
+  queueStalledMs: number;
+  /** `all` serves the API and reads documents; `api` queues every extraction for `docex worker` processes. */
+  role: 'all' | 'api';
+  /** Let webhooks reach loopback, link-local and private addresses (a self-hosted internal network). */
+  webhookAllowPrivate: boolean;
+  /** Time a receiver has to answer one delivery attempt. */
+  webhookTimeoutMs: number;
+  /** Delay before the second attempt; each next one doubles. */
+  webhookRetryBaseMs: number;
+  /** Attempts stop once the next would come this long after the event. */
+  webhookRetryWindowMs: number;
+  /** Deliveries one process sends at once. */
+  webhookConcurrency: number;
 }
 
 export class ConfigError extends Error {
@@ -90,6 +104,13 @@ function redisUrl(env: Env): string | null {
   return raw;
 }
 
+function role(env: Env): Config['role'] {
+  const raw = (env.ROLE ?? '').trim().toLowerCase();
+  if (raw === '' || raw === 'all') return 'all';
+  if (raw === 'api') return 'api';
+  throw new ConfigError(`ROLE must be all or api (workers run with \`docex worker\`), got "${env.ROLE}"`);
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL ?? 'info').trim().toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
@@ -128,5 +149,12 @@ export function loadConfig(env: Env = process.env): Config {
     queueConcurrency: integer(env, 'QUEUE_CONCURRENCY', ocrWorkers + 1, 1, 256),
     queuePollMs: integer(env, 'QUEUE_POLL_MS', 1000, 10, 60_000),
     queueMaxAttempts: integer(env, 'QUEUE_MAX_ATTEMPTS', 3, 1, 100),
+    queueStalledMs: integer(env, 'QUEUE_STALLED_MS', 30_000, 1_000, 600_000),
+    role: role(env),
+    webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 60_000, 10, 3_600_000),
+    webhookRetryWindowMs: integer(env, 'WEBHOOK_RETRY_WINDOW_MS', 86_400_000, 1_000, 7 * 86_400_000),
+    webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 8, 1, 256),
   };
 }

@@ -1,5 +1,6 @@
+import type { Knex } from 'knex';
 import type { components } from '../../generated/openapi.js';
-import { ApiError, DocumentError, invalidRequest } from '../errors.js';
+import { ApiError, DocumentError, invalidRequest, serviceUnavailable } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
@@ -24,11 +25,14 @@ export interface PipelineResult {
   confidence: number;
 }
 
-/** What the service needs from the extraction pipeline. */
+/** What the service needs from the extraction pipeline; `extract` is null where documents are read by other processes (`ROLE=api`). */
 export interface Extractor {
   decode(body: ExtractionCreate): DecodedFile;
-  extract(file: DecodedFile): Promise<PipelineResult>;
+  extract: ((file: DecodedFile) => Promise<PipelineResult>) | null;
 }
+
+/** How often a synchronous request on an API-only instance looks whether the workers have finished its extraction. */
+const SYNC_POLL_MS = 100;
 
 /** What the service needs from templates: the one to apply (given or matched) and its fields merged in. */
 export interface TemplateApplier {
@@ -48,8 +52,12 @@ function numbered(fields: FoundField[]): ExtractionField[] {
   }));
 }
 
-/** What a finished extraction announces (webhooks listen). */
-export type ExtractionFinished = (record: ExtractionRecord) => Promise<void>;
+/** How a finished extraction is announced: written in the transaction that finishes it, then signalled. */
+export interface ExtractionEvents {
+  announce(trx: Knex.Transaction, record: ExtractionRecord): Promise<void>;
+  /** Called once the outcome and its announcement are committed. */
+  announced(): void;
+}
 
 /**
  * One extraction from request to stored result, answered at once (`create`) or queued for the
@@ -64,7 +72,7 @@ export function extractionService(deps: {
   config: Config;
   logger: Logger;
   queue: ExtractionQueue;
-  onFinished?: ExtractionFinished;
+  events?: ExtractionEvents;
 }) {
   const { store, extractor, templates, config, logger, queue } = deps;
 
@@ -87,7 +95,7 @@ export function extractionService(deps: {
   /** The pipeline and templates on one document; a document that cannot be read is a failed outcome, anything else throws. */
   async function outcomeOf(workspaceId: string, file: DecodedFile, templateId: string | undefined): Promise<ExtractionOutcome> {
     try {
-      const result = await extractor.extract(file);
+      const result = await extractor.extract!(file);
       const applied = await templates.apply(workspaceId, templateId, result);
       return {
         status: 'completed',
@@ -104,15 +112,23 @@ export function extractionService(deps: {
   }
 
   /** Stores the outcome and announces it, once: a second worker finishing the same extraction changes nothing. */
-  async function finish(workspaceId: string, id: string, outcome: ExtractionOutcome): Promise<void> {
+  async function finish(id: string, outcome: ExtractionOutcome): Promise<void> {
     if (outcome.status === 'failed') logger.info({ extraction_id: id, code: outcome.error_code }, 'extraction failed');
-    if (!(await store.extractions.finish(id, outcome))) return;
-    const finished = (await store.extractions.get(workspaceId, id))!;
-    await deps.onFinished?.(finished);
+    if (await store.extractions.finish(id, outcome, deps.events?.announce)) deps.events?.announced();
   }
 
   return {
     async create(workspaceId: string, body: ExtractionCreate, requestId: string, source: 'api' | 'cli' = 'api'): Promise<ExtractionRecord> {
+      if (!extractor.extract) {
+        // An API-only instance: the workers read the document and this request waits for them, so
+        // synchronous and queued extractions share one pool of workers.
+        const { id } = await this.enqueue(workspaceId, body, requestId, source);
+        for (;;) {
+          const current = (await store.extractions.get(workspaceId, id))!;
+          if (current.status !== 'processing') return current;
+          await new Promise((resolve) => setTimeout(resolve, SYNC_POLL_MS));
+        }
+      }
       const file = await admit(workspaceId, body);
       const { id } = await record(workspaceId, body, file, requestId, source);
       let outcome: ExtractionOutcome;
@@ -128,7 +144,7 @@ export function extractionService(deps: {
           .catch((e: unknown) => logger.error({ err: e, extraction_id: id }, 'could not mark extraction failed'));
         throw err;
       }
-      await finish(workspaceId, id, outcome);
+      await finish(id, outcome);
       return (await store.extractions.get(workspaceId, id))!;
     },
 
@@ -136,7 +152,14 @@ export function extractionService(deps: {
     async enqueue(workspaceId: string, body: ExtractionCreate, requestId: string, source: 'api' | 'cli' = 'api'): Promise<ExtractionRecord> {
       const file = await admit(workspaceId, body);
       const created = await record(workspaceId, body, file, requestId, source);
-      await queue.enqueue({ extraction_id: created.id, workspace_id: workspaceId, file: file.bytes, content_type: file.contentType, template_id: body.template_id ?? null });
+      try {
+        await queue.enqueue({ extraction_id: created.id, workspace_id: workspaceId, file: file.bytes, content_type: file.contentType, template_id: body.template_id ?? null });
+      } catch (err) {
+        await store.extractions
+          .finish(created.id, { status: 'failed', error_code: 'service_unavailable', error_message: 'The queue could not be reached.', pages: 0, credits_used: 0 })
+          .catch((e: unknown) => logger.error({ err: e, extraction_id: created.id }, 'could not mark extraction failed'));
+        throw serviceUnavailable('The extraction queue is unavailable; retry shortly.', 5);
+      }
       return created;
     },
 
@@ -144,10 +167,10 @@ export function extractionService(deps: {
     jobHandler: {
       async run(job) {
         const outcome = await outcomeOf(job.workspace_id, { bytes: job.file, contentType: job.content_type }, job.template_id ?? undefined);
-        await finish(job.workspace_id, job.extraction_id, outcome);
+        await finish(job.extraction_id, outcome);
       },
       async abandon(job, reason) {
-        await finish(job.workspace_id, job.extraction_id, { status: 'failed', error_code: 'interrupted', error_message: reason, pages: 0, credits_used: 0 });
+        await finish(job.extraction_id, { status: 'failed', error_code: 'interrupted', error_message: reason, pages: 0, credits_used: 0 });
       },
     } satisfies JobHandler,
   };

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from './db.js';
 import type { components } from '../../generated/openapi.js';
 
@@ -75,14 +76,23 @@ export function extractionsRepository(db: Db, instanceId: string) {
       await table().insert(row);
       return fromRow(row);
     },
-    /** Records the outcome of a `processing` extraction; false when it was already finished. */
-    async finish(id: string, outcome: ExtractionOutcome): Promise<boolean> {
+    /**
+     * Records the outcome of a `processing` extraction; false when it was already finished. `announce`
+     * runs in the same transaction with the finished record, so what it writes (webhook deliveries)
+     * exists exactly when the outcome does.
+     */
+    async finish(id: string, outcome: ExtractionOutcome, announce?: (trx: Knex.Transaction, record: ExtractionRecord) => Promise<void>): Promise<boolean> {
       const completed_at = new Date().toISOString();
       const changes: Partial<Row> =
         outcome.status === 'completed'
           ? { ...outcome, fields: JSON.stringify(outcome.fields), completed_at }
           : { ...outcome, completed_at };
-      return (await table().where({ id, status: 'processing' }).update(changes)) > 0;
+      if (!announce) return (await table().where({ id, status: 'processing' }).update(changes)) > 0;
+      return db.transaction(async (trx) => {
+        if ((await trx<Row>('extractions').where({ id, status: 'processing' }).update(changes)) === 0) return false;
+        await announce(trx, fromRow((await trx<Row>('extractions').where({ id }).first())!));
+        return true;
+      });
     },
     async get(workspace_id: string, id: string): Promise<ExtractionRecord | undefined> {
       const row = await table().where({ id, workspace_id }).first();

@@ -9,6 +9,7 @@ import { templatesRepository } from './templates.js';
 import { instancesRepository } from './instances.js';
 import { idempotencyRepository } from './idempotency.js';
 import { jobsRepository } from './jobs.js';
+import { webhooksRepository } from './webhooks.js';
 import { principalCache } from './principal-cache.js';
 import { noSignal, ownChangesOnly, postgresNotifySignal, sqliteLogSignal, type ChangeSignal } from './change-signal.js';
 
@@ -24,6 +25,7 @@ export interface Store {
   templates: ReturnType<typeof templatesRepository>;
   idempotency: ReturnType<typeof idempotencyRepository>;
   jobs: ReturnType<typeof jobsRepository>;
+  webhooks: ReturnType<typeof webhooksRepository>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -65,6 +67,7 @@ export async function openStore(databaseUrl: string, options: StoreOptions = {})
     templates: templatesRepository(db),
     idempotency: idempotencyRepository(db),
     jobs: jobsRepository(db),
+    webhooks: webhooksRepository(db),
     async ping() {
       await db.raw('select 1');
     },

@@ -71,6 +71,13 @@ export function jobsRepository(db: Db) {
         .where({ extraction_id: extractionId })
         .update({ claimed_by: null, available_at: availableAt, ...(attemptCounts ? {} : { attempts: db.raw('attempts - 1') }) });
     },
+    /** A job as it is, without taking it (the Redis queue holds the claims itself). */
+    async get(extractionId: string): Promise<JobRecord | undefined> {
+      const row = await table().where({ extraction_id: extractionId }).first();
+      if (!row) return undefined;
+      const { claimed_by: _c, available_at: _a, created_at: _t, ...job } = row;
+      return { ...job, attempts: Number(job.attempts) };
+    },
     async remove(extractionId: string): Promise<void> {
       await table().where({ extraction_id: extractionId }).delete();
     },

@@ -173,5 +173,6 @@ describe('a restart resumes queued work (SQLite, a killed process)', () => {
       await second.stop();
       await store.close();
     }
-  });
+    // Two server processes start one after the other (each compiles its sources with tsx).
+  }, 180_000);
 });

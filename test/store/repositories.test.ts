@@ -20,7 +20,7 @@ describe.each(databases)('store on $name', (kind) => {
     const again = await openStore(database.url);
     try {
       const done = await again.db('knex_migrations').select('name').orderBy('name');
-      expect(done.map((r) => r.name)).toEqual(['001_initial', '002_instances', '003_idempotency_keys', '004_extraction_jobs']);
+      expect(done.map((r) => r.name)).toEqual(['001_initial', '002_instances', '003_idempotency_keys', '004_extraction_jobs', '005_webhooks']);
     } finally {
       await again.close();
     }
