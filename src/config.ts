@@ -118,10 +118,14 @@ export function loadConfig(env: Env = process.env): Config {
   // One CPU is left to the request loop: with a worker on every CPU, GET /v1/me's p99 rose from
   // 12 to 43 ms on two CPUs while scans were read.
   const ocrWorkers = integer(env, 'OCR_WORKERS', Math.max(1, cpus - 1), 1, 64);
+  const database = databaseUrl(env);
+  const serverRole = role(env);
+  // Workers of an API-only instance are other processes, which share a PostgreSQL database, never a SQLite file.
+  if (serverRole === 'api' && database.startsWith('sqlite:')) throw new ConfigError('ROLE=api needs DATABASE_URL on PostgreSQL, shared with the docex worker processes');
   return {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST?.trim() || '127.0.0.1',
-    databaseUrl: databaseUrl(env),
+    databaseUrl: database,
     redisUrl: redisUrl(env),
     logLevel,
     rateLimitFailOpen: boolean(env, 'RATE_LIMIT_FAIL_OPEN', false),
@@ -150,7 +154,7 @@ export function loadConfig(env: Env = process.env): Config {
     queuePollMs: integer(env, 'QUEUE_POLL_MS', 1000, 10, 60_000),
     queueMaxAttempts: integer(env, 'QUEUE_MAX_ATTEMPTS', 3, 1, 100),
     queueStalledMs: integer(env, 'QUEUE_STALLED_MS', 30_000, 1_000, 600_000),
-    role: role(env),
+    role: serverRole,
     webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 60_000, 10, 3_600_000),

@@ -20,6 +20,8 @@ export async function worker(args: string[]): Promise<number> {
     if (err instanceof ConfigError) throw new UsageError(`configuration error: ${err.message}`);
     throw err;
   }
+  // A SQLite file belongs to one server, which reads its documents itself (and fails, on start, what it finds unfinished).
+  if (config.databaseUrl.startsWith('sqlite:')) throw new UsageError('docex worker needs DATABASE_URL on PostgreSQL, shared with the API instances');
   const logger = createLogger(config.logLevel);
   const runtime = await startRuntime(config, 'worker', logger);
   logger.info({ database: runtime.store.dialect, queue: runtime.queue.kind, concurrency: config.queueConcurrency, instance: runtime.store.instanceId }, 'docex worker ready');

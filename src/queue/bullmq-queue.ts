@@ -87,6 +87,7 @@ export async function bullmqQueue(options: BullmqQueueOptions): Promise<Extracti
         },
       );
       worker.on('error', (err) => logger.warn({ err: { message: err.message } }, 'queue worker error'));
+      worker.on('stalled', (jobId) => logger.warn({ extraction_id: jobId }, 'extraction job stalled (its worker stopped); queued again'));
       worker.on('failed', (job, err) => {
         if (!job) return;
         const last = job.attemptsMade >= (job.opts.attempts ?? 1) || /stalled/i.test(err.message);

@@ -13,4 +13,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow('PORT must be a whole number, got "eighty"');
     expect(() => loadConfig({ DATABASE_URL: 'mysql://u:secret@h/db' })).toThrow('DATABASE_URL must start with sqlite: or postgres://, got "mysql://***@h/db"');
   });
+
+  it('reads the queue and webhook settings, and refuses ROLE=api without a shared database', () => {
+    const config = loadConfig({ OCR_WORKERS: '3', WEBHOOK_ALLOW_PRIVATE: 'true' });
+    expect(config).toMatchObject({ queueConcurrency: 4, role: 'all', webhookAllowPrivate: true, webhookRetryWindowMs: 86_400_000 });
+    expect(loadConfig({ ROLE: 'api', DATABASE_URL: 'postgres://h/db' }).role).toBe('api');
+    expect(() => loadConfig({ ROLE: 'api' })).toThrow('ROLE=api needs DATABASE_URL on PostgreSQL');
+    expect(() => loadConfig({ ROLE: 'worker' })).toThrow('ROLE must be all or api');
+  });
 });

@@ -65,7 +65,7 @@ describe.runIf(postgres && testRedisUrl())('two API instances and two docex work
       startWorkerProcess(workerEnv),
     ]);
     processes.push(...started);
-    const [apiA, apiB, doomed] = started;
+    const [apiA, apiB, doomed, survivor] = started;
 
     const ws = await store.workspaces.create({ name: 'load', plan: 'enterprise', per_minute: 100_000, per_day: 1_000_000 });
     const { secret: key } = await store.apiKeys.create({ workspace_id: ws.id, name: 'k', scopes: ['extractions:read', 'extractions:write', 'webhooks:write'] });
@@ -105,6 +105,8 @@ describe.runIf(postgres && testRedisUrl())('two API instances and two docex work
     expect(new Set(rows.map((r) => r.id))).toEqual(new Set(ids));
     expect(rows.filter((r) => r.status !== 'completed')).toEqual([]);
     expect(rows.every((r) => Number(r.credits_used) === 1)).toBe(true);
+    // The killed worker held jobs: the survivor found them stalled and they were read again.
+    expect(survivor.logs.filter((l) => l.msg === 'extraction job stalled (its worker stopped); queued again').length).toBeGreaterThan(0);
     expect(await store.db('extraction_jobs').count({ n: '*' }).then(([r]) => Number(r.n))).toBe(0);
 
     // One event per extraction, each delivered (a repeat of the same event would be the at-least-once
