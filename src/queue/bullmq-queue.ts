@@ -15,6 +15,22 @@ export interface BullmqQueueOptions {
 }
 
 const QUEUE_NAME = 'docex-extractions';
+/** BullMQ waits for Redis without bound; a request that queues waits this long at most, then gets 503. */
+const ENQUEUE_TIMEOUT_MS = 5_000;
+
+/** Waits for `promise` at most `ms`; whether it settled in time. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const settled = await Promise.race([
+    promise.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+  ]);
+  clearTimeout(timer);
+  return settled;
+}
 
 interface Payload {
   extraction_id: string;
@@ -51,12 +67,13 @@ export async function bullmqQueue(options: BullmqQueueOptions): Promise<Extracti
     kind: 'redis',
     async enqueue(job: NewJob) {
       await jobs.enqueue(job, Date.now());
-      try {
-        // The extraction id is the job id, so a job is queued once whatever happens.
-        await queue.add('extract', { extraction_id: job.extraction_id }, { jobId: job.extraction_id });
-      } catch (err) {
+      // The extraction id is the job id, so a job is queued once whatever happens.
+      const added = queue.add('extract', { extraction_id: job.extraction_id }, { jobId: job.extraction_id });
+      let failure: unknown = null;
+      const inTime = await within(added.catch((err: unknown) => (failure = err)), ENQUEUE_TIMEOUT_MS);
+      if (!inTime || failure) {
         await jobs.remove(job.extraction_id).catch(() => undefined);
-        throw err;
+        throw failure ?? new Error(`Redis did not take the job within ${ENQUEUE_TIMEOUT_MS} ms`);
       }
     },
     work(handler: JobHandler) {
@@ -106,15 +123,12 @@ export async function bullmqQueue(options: BullmqQueueOptions): Promise<Extracti
       return Object.values(counts).reduce((a, b) => a + b, 0);
     },
     async close(timeoutMs) {
-      let timer: NodeJS.Timeout | undefined;
-      // A worker closing waits for its running jobs; past the timeout they are left for another
-      // worker to take once their locks expire.
-      const closing = worker ? worker.close() : Promise.resolve();
-      await Promise.race([closing, new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-      clearTimeout(timer);
-      if (worker) await worker.close(true).catch(() => undefined);
-      await queue.close();
-      for (const c of [producer, workerConnection]) await c?.quit().catch(() => c.disconnect());
+      // A worker closing waits for its running jobs; past the timeout they are left for another worker
+      // to take once their locks expire. BullMQ's close waits for Redis without bound, so while Redis is
+      // unreachable each step is cut short and the connections are dropped.
+      if (worker && !(await within(worker.close(), timeoutMs))) await within(worker.close(true), 1000);
+      await within(queue.close(), 1000);
+      for (const c of [producer, workerConnection]) c?.disconnect();
     },
   };
 }

@@ -68,6 +68,7 @@ export function databaseQueue(options: DatabaseQueueOptions): ExtractionQueue {
         logger.error({ err }, 'could not take a job from the queue');
       }
       if (!job) {
+        if (closing) break;
         await new Promise<void>((resolve) => {
           wake = resolve;
           idle = setTimeout(wakeUp, options.pollMs);

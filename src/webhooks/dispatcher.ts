@@ -74,6 +74,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
         inFlight.add(running);
       }
       if (claimed.length === room && room > 0) continue;
+      if (closed) break;
       await new Promise<void>((resolve) => {
         wakeUp = resolve;
         timer = setTimeout(resolve, options.pollMs);
