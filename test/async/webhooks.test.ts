@@ -139,6 +139,34 @@ describe.each(databases)('webhooks ($name)', (kind) => {
     for (const id of hooks) await api.call('deleteWebhook', 'DELETE', `/v1/webhooks/${id}`, { key });
   });
 
+  it('sends extraction.failed only to webhooks that listen to it', async () => {
+    const failedOnly = await receiver();
+    const completedOnly = await receiver();
+    const a = ((await subscribe(`${failedOnly.url}/f`, ['extraction.failed'])).body as Created).id;
+    const b = ((await subscribe(`${completedOnly.url}/c`, ['extraction.completed'])).body as Created).id;
+    const broken = Buffer.from('%PDF-1.4\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF').toString('base64');
+    const res = await extract({ Prefer: 'respond-async' }, broken);
+    await until(() => failedOnly.received.length, (n) => n >= 1);
+    const event = JSON.parse(failedOnly.received[0].body) as { type: string; data: { extraction: { id: string; status: string; error_code: string } } };
+    expect(event.type).toBe('extraction.failed');
+    expect(event.data.extraction).toMatchObject({ id: (res.body as { id: string }).id, status: 'failed', error_code: 'unreadable_document' });
+    expect(completedOnly.received).toEqual([]);
+    for (const id of [a, b]) await api.call('deleteWebhook', 'DELETE', `/v1/webhooks/${id}`, { key });
+  });
+
+  it('replays a webhook creation sent again with the same Idempotency-Key', async () => {
+    const r = await receiver();
+    const send = () => api.call('createWebhook', 'POST', '/v1/webhooks', { key, body: { url: `${r.url}/i`, events: ['extraction.completed'] }, headers: { 'Idempotency-Key': 'wh-once' } });
+    const first = await send();
+    const again = await send();
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect((again.body as Created).id).toBe((first.body as Created).id);
+    const list = (await api.call('listWebhooks', 'GET', '/v1/webhooks?limit=100', { key })).body as { data: Created[] };
+    expect(list.data.filter((w) => w.url === `${r.url}/i`)).toHaveLength(1);
+    await api.call('deleteWebhook', 'DELETE', `/v1/webhooks/${(first.body as Created).id}`, { key });
+  });
+
   it('answers 404 for another workspace’s webhook', async () => {
     const r = await receiver();
     const { id } = (await subscribe(`${r.url}/x`)).body as Created;
