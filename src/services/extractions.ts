@@ -33,6 +33,8 @@ export interface Extractor {
 
 /** How often a synchronous request on an API-only instance looks whether the workers have finished its extraction. */
 const SYNC_POLL_MS = 100;
+/** How long it waits for them at most: the server's request timeout, past which the client is gone anyway. */
+const SYNC_WAIT_MS = 10 * 60_000;
 
 /** What the service needs from templates: the one to apply (given or matched) and its fields merged in. */
 export interface TemplateApplier {
@@ -123,9 +125,11 @@ export function extractionService(deps: {
         // An API-only instance: the workers read the document and this request waits for them, so
         // synchronous and queued extractions share one pool of workers.
         const { id } = await this.enqueue(workspaceId, body, requestId, source);
+        const deadline = Date.now() + SYNC_WAIT_MS;
         for (;;) {
           const current = (await store.extractions.get(workspaceId, id))!;
           if (current.status !== 'processing') return current;
+          if (Date.now() > deadline) throw serviceUnavailable(`No worker finished extraction ${id} in time; it stays queued: GET /v1/extractions/${id} later.`, 60);
           await new Promise((resolve) => setTimeout(resolve, SYNC_POLL_MS));
         }
       }

@@ -55,7 +55,7 @@ describe.runIf(postgres && testRedisUrl())('two API instances and two docex work
     await database?.drop();
   });
 
-  it(`completes ${EXTRACTIONS} queued scans exactly once with a worker SIGKILLed mid-way, and delivers every webhook signed`, async () => {
+  it(`completes ${EXTRACTIONS} queued scans (and a synchronous one) exactly once with a worker SIGKILLed mid-way, and delivers every webhook signed`, async () => {
     const env = { DATABASE_URL: database.url, REDIS_URL: redis.url, WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn' };
     const workerEnv = { ...env, QUEUE_CONCURRENCY: '2', QUEUE_STALLED_MS: '3000', LOG_LEVEL: 'info' };
     const started = await Promise.all([
@@ -75,7 +75,12 @@ describe.runIf(postgres && testRedisUrl())('two API instances and two docex work
     const { secret } = (await hook.json()) as { secret: string };
 
     const scan = await smallScan();
-    const ids: string[] = [];
+    // A synchronous request to an API-only instance waits for a worker to read its document.
+    const sync = await fetch(`${apiB.url}/v1/extractions`, { method: 'POST', headers, body: JSON.stringify({ file: scan, file_name: 'sync.png' }) });
+    expect(sync.status).toBe(201);
+    const synchronous = (await sync.json()) as { id: string; status: string; data: Record<string, string> };
+    expect(synchronous).toMatchObject({ status: 'completed', data: { invoice_number: 'INV-77' } });
+    const ids: string[] = [synchronous.id];
     for (let batch = 0; batch < EXTRACTIONS; batch += 20) {
       const answers = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
@@ -94,14 +99,14 @@ describe.runIf(postgres && testRedisUrl())('two API instances and two docex work
 
     const finished = () => store.db('extractions').where({ workspace_id: ws.id }).whereNot({ status: 'processing' }).count({ n: '*' }).then(([r]) => Number(r.n));
     // Killed while both of its job slots are busy: well after the first completions, well before the last.
-    await until(finished, (n) => n >= 20, 120_000);
+    await until(finished, (n) => n >= 21, 120_000);
     doomed.child.kill('SIGKILL');
     await doomed.exited;
-    const done = await until(finished, (n) => n >= EXTRACTIONS, 240_000);
-    expect(done).toBe(EXTRACTIONS);
+    const done = await until(finished, (n) => n >= EXTRACTIONS + 1, 240_000);
+    expect(done).toBe(EXTRACTIONS + 1);
 
     const rows = await store.db('extractions').where({ workspace_id: ws.id }).select('id', 'status', 'credits_used');
-    expect(rows).toHaveLength(EXTRACTIONS);
+    expect(rows).toHaveLength(EXTRACTIONS + 1);
     expect(new Set(rows.map((r) => r.id))).toEqual(new Set(ids));
     expect(rows.filter((r) => r.status !== 'completed')).toEqual([]);
     expect(rows.every((r) => Number(r.credits_used) === 1)).toBe(true);
@@ -111,7 +116,7 @@ describe.runIf(postgres && testRedisUrl())('two API instances and two docex work
 
     // One event per extraction, each delivered (a repeat of the same event would be the at-least-once
     // delivery promise, but a second event for one extraction would be a second completion).
-    await until(async () => receiver.received.length, (n) => n >= EXTRACTIONS, 60_000);
+    await until(async () => receiver.received.length, (n) => n >= EXTRACTIONS + 1, 60_000);
     const events = receiver.received.map((r) => verifyWebhookSignature(r.body, r.signature, secret));
     const eventsByExtraction = new Map<string, Set<string>>();
     for (const e of events) {
@@ -121,7 +126,7 @@ describe.runIf(postgres && testRedisUrl())('two API instances and two docex work
     expect(new Set(eventsByExtraction.keys())).toEqual(new Set(ids));
     expect([...eventsByExtraction.values()].every((s) => s.size === 1)).toBe(true);
     const deliveries = await store.db('webhook_deliveries').select('state');
-    expect(deliveries).toHaveLength(EXTRACTIONS);
+    expect(deliveries).toHaveLength(EXTRACTIONS + 1);
     expect(deliveries.every((d) => d.state === 'succeeded')).toBe(true);
   }, 480_000);
 });
