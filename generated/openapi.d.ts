@@ -36,6 +36,17 @@ export interface paths {
          *
          *     With `?include=document` the answer also carries `document`, the text
          *     docex read (see `GET /v1/extractions/{id}`).
+         *
+         *     **Asynchronously on request.** With `Prefer: respond-async` (RFC 7240)
+         *     the request is checked as usual (every request error above is answered
+         *     at once), the extraction is stored as `processing` and queued, and the
+         *     answer is `202 Accepted` at once, with `Location` and
+         *     `Preference-Applied: respond-async`. Poll `Location` until `status` is
+         *     `completed` or `failed`, or subscribe a webhook to
+         *     `extraction.completed` and `extraction.failed`. A queued extraction
+         *     survives a restart of the server: it is taken up again, and failed
+         *     (`error_code: interrupted`) only once its workers have stopped under it
+         *     three times. Rate limits and credits count as for a synchronous request.
          */
         post: operations["createExtraction"];
         delete?: never;
@@ -141,6 +152,78 @@ export interface paths {
          *     workspace's to change).
          */
         patch: operations["updateTemplate"];
+        trace?: never;
+    };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhooks
+         * @description The caller's workspace webhooks, newest first, without their secrets; paginated with `starting_after`.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook
+         * @description Subscribes a URL to events of the caller's workspace. The answer shows
+         *     the webhook's signing `secret` (`whsec_...`) once; it is never shown
+         *     again. The URL must be `http` or `https`; a host that is, or resolves to,
+         *     a loopback, link-local or private address is `400 invalid_request`
+         *     unless the server runs with `WEBHOOK_ALLOW_PRIVATE=true`. Accepts
+         *     `Idempotency-Key` as `POST /v1/extractions` does.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a webhook's deliveries
+         * @description One delivery per event sent to the webhook, newest first, with every
+         *     attempt made (time, HTTP status or error, duration), its state
+         *     (`pending` while attempts remain, `succeeded`, `failed`) and when the
+         *     next attempt is due.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook
+         * @description Deletes a webhook of the caller's workspace; deliveries still pending are dropped (`failed`).
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/me": {
@@ -351,10 +434,11 @@ export interface components {
         Extraction: {
             id: components["schemas"]["ExtractionId"];
             /**
-             * @description `processing` while the pipeline runs, then `completed` or `failed`;
-             *     the two last states are final. An extraction left `processing` by a
-             *     crash is marked `failed` (`error_code: interrupted`) when the server
-             *     starts again.
+             * @description `processing` while the pipeline runs (or, asynchronously, while
+             *     queued), then `completed` or `failed`; the two last states are
+             *     final. A synchronous extraction left `processing` by a crash is
+             *     marked `failed` (`error_code: interrupted`) when the server starts
+             *     again; a queued one is taken up again by a worker.
              * @enum {string}
              */
             status: "processing" | "completed" | "failed";
@@ -616,8 +700,93 @@ export interface components {
             /** @description Whether another page follows; ask for it with `starting_after` set to the last id of this page. */
             has_more: boolean;
         };
+        /**
+         * @description Webhook identifier, `wh_` + ULID.
+         * @example wh_01JDQAB1C2D3E4F5G6H7J8K9M0
+         */
+        WebhookId: string;
         /** @enum {string} */
-        Scope: "extractions:read" | "extractions:write" | "templates:read" | "templates:write";
+        WebhookEventType: "extraction.completed" | "extraction.failed";
+        WebhookCreate: {
+            /**
+             * @description Where events are POSTed; `http` or `https`.
+             * @example https://hooks.example.com/docex
+             */
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+        };
+        Webhook: {
+            id: components["schemas"]["WebhookId"];
+            /** @enum {string} */
+            object: "webhook";
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description A created webhook, with its secret. */
+        WebhookCreated: {
+            id: components["schemas"]["WebhookId"];
+            /** @enum {string} */
+            object: "webhook";
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+            /**
+             * @description The signing secret, shown only in this answer. Each delivery carries
+             *     `Docex-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with this secret>`.
+             */
+            secret: string;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        WebhookList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Webhook"][];
+            has_more: boolean;
+        };
+        WebhookDeliveryAttempt: {
+            attempted_at: components["schemas"]["Timestamp"];
+            /** @description The receiver's HTTP status; null when no answer came (timeout, refused connection, blocked address). */
+            status_code: number | null;
+            /** @description Why the attempt did not succeed; null for a 2xx. */
+            error: string | null;
+            duration_ms: number;
+        };
+        WebhookDelivery: {
+            id: string;
+            /** @enum {string} */
+            object: "webhook_delivery";
+            webhook_id: components["schemas"]["WebhookId"];
+            event_id: string;
+            event_type: components["schemas"]["WebhookEventType"];
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            completed_at: string | null;
+        };
+        WebhookDeliveryList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["WebhookDelivery"][];
+            has_more: boolean;
+        };
+        /**
+         * @description The body of a delivery (not an API response): POSTed as JSON to the
+         *     webhook's URL with `Docex-Signature`.
+         */
+        WebhookEvent: {
+            id: string;
+            type: components["schemas"]["WebhookEventType"];
+            created_at: components["schemas"]["Timestamp"];
+            data: {
+                extraction: components["schemas"]["Extraction"];
+            };
+        };
+        /** @enum {string} */
+        Scope: "extractions:read" | "extractions:write" | "templates:read" | "templates:write" | "webhooks:read" | "webhooks:write";
         /** @enum {string} */
         Plan: "free" | "basic" | "pro" | "business" | "enterprise";
         Me: {
@@ -652,7 +821,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "unauthorized" | "insufficient_scope" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "file_too_large" | "unsupported_media_type" | "invalid_file" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "insufficient_scope" | "not_found" | "method_not_allowed" | "request_timeout" | "payload_too_large" | "file_too_large" | "unsupported_media_type" | "invalid_file" | "idempotency_key_reused" | "idempotency_key_in_use" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
                 message: string;
             };
             request_id: components["schemas"]["RequestId"];
@@ -1158,6 +1327,35 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description `idempotency_key_reused`: the `Idempotency-Key` was used in the last 24
+         *     hours with another body or operation. `idempotency_key_in_use`: a request
+         *     with this key is still running (with `Retry-After`).
+         */
+        IdempotencyConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                "X-RateLimit-Reset-Day": components["headers"]["X-RateLimit-Reset-Day"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "idempotency_key_reused",
+                 *         "message": "This Idempotency-Key was already used with another request body or operation in the last 24 hours; use a new key for a new request."
+                 *       },
+                 *       "request_id": "req_01JDQ8ZK3N4XW5V6B7C8D9E0FH"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description An unexpected fault. The body never carries a stack trace; the fault is logged with the request id. */
         InternalError: {
             headers: {
@@ -1206,6 +1404,20 @@ export interface components {
         ExtractionIdPath: components["schemas"]["ExtractionId"];
         /** @description `document` adds the text docex read from the document to the answer (`Extraction.document`). */
         Include: "document";
+        /**
+         * @description `respond-async` (RFC 7240) answers `202 Accepted` at once with the
+         *     extraction `processing`, instead of waiting for it. Other preferences
+         *     are ignored.
+         * @example respond-async
+         */
+        Prefer: string;
+        /**
+         * @description A key of the client's choosing (a UUID suits) that makes retrying this
+         *     request safe: the same key with the same body within 24 hours gets the
+         *     first answer again instead of running twice. See "Idempotent retries".
+         * @example 5d1c2f0a-8c1e-4a57-9a3f-2b7c1d9e4f60
+         */
+        IdempotencyKey: string;
         /** @description Page size, 1 to 100. */
         Limit: number;
     };
@@ -1261,7 +1473,22 @@ export interface operations {
                 /** @description `document` adds the text docex read from the document to the answer (`Extraction.document`). */
                 include?: components["parameters"]["Include"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description A key of the client's choosing (a UUID suits) that makes retrying this
+                 *     request safe: the same key with the same body within 24 hours gets the
+                 *     first answer again instead of running twice. See "Idempotent retries".
+                 * @example 5d1c2f0a-8c1e-4a57-9a3f-2b7c1d9e4f60
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description `respond-async` (RFC 7240) answers `202 Accepted` at once with the
+                 *     extraction `processing`, instead of waiting for it. Other preferences
+                 *     are ignored.
+                 * @example respond-async
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1283,6 +1510,26 @@ export interface operations {
                 headers: {
                     /** @description Path of the created extraction. */
                     Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Reset-Day": components["headers"]["X-RateLimit-Reset-Day"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Extraction"];
+                };
+            };
+            /** @description With `Prefer: respond-async`, the extraction stored as `processing` and queued. */
+            202: {
+                headers: {
+                    /** @description Path of the extraction, to poll. */
+                    Location: string;
+                    /** @description Always `respond-async`. */
+                    "Preference-Applied": "respond-async";
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -1321,6 +1568,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidFile"];
@@ -1555,6 +1803,213 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: components["parameters"]["Limit"];
+                /** @description A webhook id; the page starts after it. */
+                starting_after?: components["schemas"]["WebhookId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of webhooks. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Reset-Day": components["headers"]["X-RateLimit-Reset-Day"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [],
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key of the client's choosing (a UUID suits) that makes retrying this
+                 *     request safe: the same key with the same body within 24 hours gets the
+                 *     first answer again instead of running twice. See "Idempotent retries".
+                 * @example 5d1c2f0a-8c1e-4a57-9a3f-2b7c1d9e4f60
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/docex",
+                 *       "events": [
+                 *         "extraction.completed",
+                 *         "extraction.failed"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            /** @description The webhook, with its secret (shown this once). */
+            201: {
+                headers: {
+                    /** @description Path of the created webhook. */
+                    Location?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Reset-Day": components["headers"]["X-RateLimit-Reset-Day"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_01JDQAB1C2D3E4F5G6H7J8K9M0",
+                     *       "object": "webhook",
+                     *       "url": "https://hooks.example.com/docex",
+                     *       "events": [
+                     *         "extraction.completed",
+                     *         "extraction.failed"
+                     *       ],
+                     *       "secret": "whsec_3q2-7wX9yZb1c2d3e4f5g6h7j8k9m0n1p2q3r4s5t6u",
+                     *       "created_at": "2026-11-22T10:15:30.123Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: components["parameters"]["Limit"];
+                /** @description A delivery id; the page starts after it. */
+                starting_after?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook identifier.
+                 * @example wh_01JDQAB1C2D3E4F5G6H7J8K9M0
+                 */
+                id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Reset-Day": components["headers"]["X-RateLimit-Reset-Day"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [],
+                     *       "has_more": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook identifier.
+                 * @example wh_01JDQAB1C2D3E4F5G6H7J8K9M0
+                 */
+                id: components["schemas"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Limit-Day": components["headers"]["X-RateLimit-Limit-Day"];
+                    "X-RateLimit-Remaining-Day": components["headers"]["X-RateLimit-Remaining-Day"];
+                    "X-RateLimit-Reset-Day": components["headers"]["X-RateLimit-Reset-Day"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -1,6 +1,7 @@
 import { admin } from './cli/admin.js';
 import { extract } from './cli/extract.js';
 import { templates } from './cli/templates.js';
+import { worker } from './cli/worker.js';
 import { USAGE, UsageError } from './cli/usage.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -20,6 +21,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (command === 'extract') return await extract(argv.slice(1));
+    if (command === 'worker') return await worker(argv.slice(1));
     throw new UsageError(`unknown command: ${command}`);
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {

@@ -33,10 +33,10 @@ function samplePdf(): Promise<Buffer> {
 }
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docex-dredd-'));
-const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: `sqlite:${path.join(dir, 'docex.sqlite')}`, OCR_WORKERS: '1' });
+const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: `sqlite:${path.join(dir, 'docex.sqlite')}`, OCR_WORKERS: '1', WEBHOOK_ALLOW_PRIVATE: 'true' });
 const server = await startServer(config, { logger: createLogger('warn') });
 const ws = await server.store.workspaces.create({ name: 'dredd', plan: 'enterprise', per_minute: 100_000, per_day: 1_000_000 });
-const full = await server.store.apiKeys.create({ workspace_id: ws.id, name: 'dredd', scopes: ['extractions:read', 'extractions:write', 'templates:read', 'templates:write'] });
+const full = await server.store.apiKeys.create({ workspace_id: ws.id, name: 'dredd', scopes: ['extractions:read', 'extractions:write', 'templates:read', 'templates:write', 'webhooks:read', 'webhooks:write'] });
 const scopeless = await server.store.apiKeys.create({ workspace_id: ws.id, name: 'dredd-no-scopes', scopes: [] });
 const pdf = await samplePdf();
 

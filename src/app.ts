@@ -6,7 +6,7 @@ import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { ApiDocument } from './openapi.js';
 import type { Store } from './store/index.js';
-import type { RateLimiter } from './limits/rate-limiter.js';
+import type { Clock, RateLimiter } from './limits/rate-limiter.js';
 import { requestId } from './http/request-id.js';
 import { securityHeaders } from './http/security-headers.js';
 import { errorMapper } from './http/errors.js';
@@ -15,11 +15,14 @@ import { matchRoute, operationMatcher } from './http/route.js';
 import { authenticate, requireScopes } from './http/auth.js';
 import { rateLimit } from './http/rate-limit.js';
 import { jsonBody } from './http/body.js';
+import { idempotency } from './http/idempotency.js';
 import { dispatch, type OperationHandler } from './http/dispatch.js';
 import './http/context.js';
 import { meHandlers } from './handlers/me.js';
 import { extractionHandlers } from './handlers/extractions.js';
 import { templateHandlers } from './handlers/templates.js';
+import { webhookHandlers } from './handlers/webhooks.js';
+import type { WebhookService } from './services/webhooks.js';
 import { docsAssets, operationsHandlers, type ReadinessChecks } from './handlers/operations.js';
 import type { ExtractionService } from './services/extractions.js';
 import type { TemplateService } from './services/templates.js';
@@ -31,16 +34,18 @@ export interface AppDeps {
   document: ApiDocument;
   store: Store;
   limiter: RateLimiter;
+  clock: Clock;
   failedAuthLimiter: RateLimiter;
   extractions: ExtractionService;
   templates: TemplateService;
+  webhooks: WebhookService;
   readiness: ReadinessChecks;
 }
 
 /**
  * The middleware chain: request id -> metrics/log (outside the error mapper, so it records the status
  * the client gets) -> headers -> errors -> route -> auth -> limits ->
- * scopes -> body -> dispatch (validation against the document, handler by operationId).
+ * scopes -> body -> idempotency keys -> dispatch (validation against the document, handler by operationId).
  */
 export async function createApp(deps: AppDeps): Promise<Koa> {
   const { config, logger, metrics, document, store } = deps;
@@ -49,6 +54,7 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
     ...meHandlers(),
     ...extractionHandlers(store, deps.extractions),
     ...templateHandlers(deps.templates),
+    ...webhookHandlers(deps.webhooks),
     ...operationsHandlers(document, metrics, deps.readiness),
   };
 
@@ -77,6 +83,7 @@ export async function createApp(deps: AppDeps): Promise<Koa> {
   app.use(rateLimit(deps.limiter, logger, { failOpen: config.rateLimitFailOpen, onRejected: (window) => metrics.rateLimitRejections.inc({ window }) }));
   app.use(requireScopes);
   app.use(jsonBody);
+  app.use(idempotency(store.idempotency, deps.clock));
   app.use(dispatch(api, match, operationHandlers));
   return app;
 }

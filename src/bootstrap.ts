@@ -29,7 +29,7 @@ export async function bootstrapFirstKey(store: Store): Promise<FirstKey | null> 
     const { secret } = await apiKeysRepository(trx, uncached).create({
       workspace_id: workspace.id,
       name: 'default',
-      scopes: ['extractions:read', 'extractions:write', 'templates:read', 'templates:write'],
+      scopes: ['extractions:read', 'extractions:write', 'templates:read', 'templates:write', 'webhooks:read', 'webhooks:write'],
     });
     return { workspaceId: workspace.id, secret };
   });

@@ -49,6 +49,26 @@ export interface Config {
    * extractions are then marked failed by the other servers (or by the next start).
    */
   instanceStaleMs: number;
+  /** Queued extractions one process runs at once. */
+  queueConcurrency: number;
+  /** How often an idle worker looks for jobs other processes queued in the database. */
+  queuePollMs: number;
+  /** Times a queued extraction is tried (its worker died, or it failed unexpectedly) before it is failed. */
+  queueMaxAttempts: number;
+  /** With Redis: a job whose worker has not renewed its lock for this long is taken to be abandoned. */
+  queueStalledMs: number;
+  /** `all` serves the API and reads documents; `api` queues every extraction for `docex worker` processes. */
+  role: 'all' | 'api';
+  /** Let webhooks reach loopback, link-local and private addresses (a self-hosted internal network). */
+  webhookAllowPrivate: boolean;
+  /** Time a receiver has to answer one delivery attempt. */
+  webhookTimeoutMs: number;
+  /** Delay before the second attempt; each next one doubles. */
+  webhookRetryBaseMs: number;
+  /** Attempts stop once the next would come this long after the event. */
+  webhookRetryWindowMs: number;
+  /** Deliveries one process sends at once. */
+  webhookConcurrency: number;
 }
 
 export class ConfigError extends Error {
@@ -105,14 +125,28 @@ function redisUrl(env: Env): string | null {
   return raw;
 }
 
+function role(env: Env): Config['role'] {
+  const raw = (env.ROLE ?? '').trim().toLowerCase();
+  if (raw === '' || raw === 'all') return 'all';
+  if (raw === 'api') return 'api';
+  throw new ConfigError(`ROLE must be all or api (workers run with \`docex worker\`), got "${env.ROLE}"`);
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL ?? 'info').trim().toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
   const cpus = os.availableParallelism?.() ?? os.cpus().length;
+  // One CPU is left to the request loop: with a worker on every CPU, GET /v1/me's p99 rose from
+  // 12 to 43 ms on two CPUs while scans were read.
+  const ocrWorkers = integer(env, 'OCR_WORKERS', Math.max(1, cpus - 1), 1, 64);
+  const database = databaseUrl(env);
+  const serverRole = role(env);
+  // Workers of an API-only instance are other processes, which share a PostgreSQL database, never a SQLite file.
+  if (serverRole === 'api' && database.startsWith('sqlite:')) throw new ConfigError('ROLE=api needs DATABASE_URL on PostgreSQL, shared with the docex worker processes');
   return {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST?.trim() || '127.0.0.1',
-    databaseUrl: databaseUrl(env),
+    databaseUrl: database,
     redisUrl: redisUrl(env),
     logLevel,
     rateLimitFailOpen: boolean(env, 'RATE_LIMIT_FAIL_OPEN', false),
@@ -121,9 +155,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxPages: integer(env, 'MAX_PAGES', 50, 1, 10_000),
     maxImagePixels: integer(env, 'MAX_IMAGE_PIXELS', 40_000_000, 1, 1_000_000_000),
     ocrTimeoutMs: integer(env, 'OCR_TIMEOUT_MS', 60_000, 100, 3_600_000),
-    // One CPU is left to the request loop: with a worker on every CPU, GET /v1/me's p99 rose from
-    // 12 to 43 ms on two CPUs while scans were read.
-    ocrWorkers: integer(env, 'OCR_WORKERS', Math.max(1, cpus - 1), 1, 64),
+    ocrWorkers,
     ocrQueueMax: integer(env, 'OCR_QUEUE_MAX', 8, 0, 10_000),
     ocrLanguages: ocrLanguages(env),
     // At least two, so that a PDF waiting on OCR (it keeps its worker) does not hold up every text PDF.
@@ -141,5 +173,16 @@ export function loadConfig(env: Env = process.env): Config {
     retentionDays: env.RETENTION_DAYS?.trim() ? integer(env, 'RETENTION_DAYS', 0, 1, 36_500) : null,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     instanceStaleMs: integer(env, 'INSTANCE_STALE_MS', 60_000, 3_000, 86_400_000),
+    // One job more than OCR workers, so that a worker finds the next page ready when it is done.
+    queueConcurrency: integer(env, 'QUEUE_CONCURRENCY', ocrWorkers + 1, 1, 256),
+    queuePollMs: integer(env, 'QUEUE_POLL_MS', 1000, 10, 60_000),
+    queueMaxAttempts: integer(env, 'QUEUE_MAX_ATTEMPTS', 3, 1, 100),
+    queueStalledMs: integer(env, 'QUEUE_STALLED_MS', 30_000, 1_000, 600_000),
+    role: serverRole,
+    webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookRetryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 60_000, 10, 3_600_000),
+    webhookRetryWindowMs: integer(env, 'WEBHOOK_RETRY_WINDOW_MS', 86_400_000, 1_000, 7 * 86_400_000),
+    webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 8, 1, 256),
   };
 }

@@ -13,6 +13,8 @@ const STATUS: Record<ErrorCode, number> = {
   file_too_large: 413,
   unsupported_media_type: 415,
   invalid_file: 422,
+  idempotency_key_reused: 409,
+  idempotency_key_in_use: 409,
   rate_limited: 429,
   headers_too_large: 431,
   internal_error: 500,

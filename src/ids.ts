@@ -1,7 +1,7 @@
 import { getRandomValues } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
-export type IdPrefix = 'ext' | 'key' | 'ws' | 'tpl' | 'req';
+export type IdPrefix = 'ext' | 'key' | 'ws' | 'tpl' | 'req' | 'wh' | 'evt' | 'dlv';
 
 // Monotonic so that ids made in the same millisecond still sort in creation order (lists are ordered by id).
 // ulid's default generator asks the OS for one byte per character (16 calls per id, a measurable share

@@ -4,20 +4,15 @@ import type { Config } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { loadApiDocument } from './openapi.js';
-import { openStore, type Store } from './store/index.js';
 import { createRateLimiter, systemClock, type Clock } from './limits/rate-limiter.js';
 import { memoryCounters, postgresCounters, redisCounters, sqliteCounters, type CounterBackend } from './limits/counters.js';
 import { openRedis, pingRedis } from './limits/redis.js';
-import { startInstance } from './store/instances.js';
-import { createPipeline } from './extraction/pipeline.js';
-import { decodeFile } from './extraction/input.js';
-import { extractionService } from './services/extractions.js';
-import { templateService } from './services/templates.js';
 import { startRetention } from './services/retention.js';
-import { createTemplateRunner } from './templates/runner.js';
 import { answerClientError } from './http/client-error.js';
 import { bootstrapFirstKey, type FirstKey } from './bootstrap.js';
 import { createApp } from './app.js';
+import { startRuntime } from './runtime.js';
+import type { Store } from './store/index.js';
 
 export interface RunningServer {
   url: string;
@@ -37,18 +32,10 @@ export interface ServerOptions {
 /** The composition root: builds every module from the configuration and starts listening. */
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const store = await openStore(config.databaseUrl, { cacheKeys: true });
-  const instance = await startInstance(
-    {
-      instanceId: store.instanceId,
-      instances: store.instances,
-      failInterrupted: (before) => store.extractions.failInterrupted(before),
-      exclusive: store.dialect === 'sqlite',
-    },
-    config.instanceStaleMs,
-    (count) => logger.warn({ count }, 'marked extractions of a stopped server as failed'),
-    (err) => logger.error({ err }, 'instance heartbeat failed'),
+  const runtime = await startRuntime(config, config.role, logger, ({ fileType, path, ms }) =>
+    metrics.extractionDuration.observe({ file_type: fileType, path }, ms / 1000),
   );
+  const { store, pipeline } = runtime;
   const firstKey = await bootstrapFirstKey(store);
   const retention = config.retentionDays === null ? null : startRetention(store.extractions, config.retentionDays, logger);
 
@@ -61,20 +48,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   else counters = await sqliteCounters(store.db);
   const limiter = createRateLimiter(counters, clock);
   const failedAuthLimiter = createRateLimiter(memoryCounters(), clock);
-  const pipeline = createPipeline(config, {
-    logger,
-    onExtraction: ({ fileType, path, ms }) => metrics.extractionDuration.observe({ file_type: fileType, path }, ms / 1000),
-  });
-  const metrics = createMetrics(() => pipeline.queueDepth());
-  const templateRunner = createTemplateRunner(config, logger);
-  const templates = templateService(store, templateRunner);
-  const extractions = extractionService({
-    store,
-    config,
-    logger,
-    templates: templates.applier,
-    extractor: { decode: (body) => decodeFile(body), extract: (file, languages) => pipeline.extract({ ...file, languages }) },
-  });
+  const metrics = createMetrics(() => pipeline?.queueDepth() ?? 0);
 
   const app = await createApp({
     config,
@@ -83,10 +57,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     document: loadApiDocument(),
     store,
     limiter,
+    clock,
     failedAuthLimiter,
-    extractions,
-    templates,
-    readiness: { database: () => store.ping(), rateLimitStore: redis ? () => pingRedis(redis) : null, ocrReady: () => pipeline.ready() },
+    extractions: runtime.extractions,
+    templates: runtime.templates,
+    webhooks: runtime.webhooks,
+    readiness: { database: () => store.ping(), rateLimitStore: redis ? () => pingRedis(redis) : null, ocrReady: pipeline ? () => pipeline.ready() : null },
   });
 
   const server = http.createServer(app.callback());
@@ -113,7 +89,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  logger.info({ url, database: store.dialect, rate_limit_store: redis ? 'redis' : store.dialect, instance: store.instanceId }, 'docex listening');
+  logger.info({ url, database: store.dialect, rate_limit_store: redis ? 'redis' : store.dialect, queue: runtime.queue.kind, role: config.role, instance: store.instanceId }, 'docex listening');
 
   let closing: Promise<void> | null = null;
   return {
@@ -131,11 +107,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
         await stopped;
         clearTimeout(timer);
-        await Promise.all([pipeline.close(), templateRunner.close(), retention?.stop()]);
+        await retention?.stop();
         await counters.close();
-        await instance.stop();
+        await runtime.close();
         await redis?.quit().catch(() => redis.disconnect());
-        await store.close();
         logger.info('docex stopped');
       })();
       return closing;

@@ -5,7 +5,7 @@ import { isPlan, type Plan } from '../../src/limits/plans.js';
 import type { Scope } from '../../src/store/api-keys.js';
 import { UsageError } from './usage.js';
 
-const SCOPES: Scope[] = ['extractions:read', 'extractions:write', 'templates:read', 'templates:write'];
+const SCOPES: Scope[] = ['extractions:read', 'extractions:write', 'templates:read', 'templates:write', 'webhooks:read', 'webhooks:write'];
 
 function plan(value: string | undefined): Plan {
   if (!value || !isPlan(value)) throw new UsageError(`--plan must be one of free, basic, pro, business, enterprise (got ${value ?? 'nothing'})`);

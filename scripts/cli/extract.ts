@@ -7,6 +7,7 @@ import { decodeFile } from '../../src/extraction/input.js';
 import { newId } from '../../src/ids.js';
 import { createLogger } from '../../src/logger.js';
 import { extractionService } from '../../src/services/extractions.js';
+import { databaseQueue } from '../../src/queue/database-queue.js';
 import { openStore } from '../../src/store/index.js';
 import { toExtraction } from '../../src/store/extractions.js';
 import { UsageError } from './usage.js';
@@ -112,6 +113,8 @@ async function local(body: { file: Buffer; fileName: string; templateId?: string
       logger: createLogger('silent'),
       templates: templateService(store, runner).applier,
       extractor: { decode: (upload) => decodeFile(upload), extract: (file) => pipeline.extract(file) },
+      // Never started: the CLI extracts synchronously, and nothing it makes outlives the process.
+      queue: databaseQueue({ jobs: store.jobs, instanceId: store.instanceId, concurrency: 1, pollMs: config.queuePollMs, staleMs: config.instanceStaleMs, maxAttempts: config.queueMaxAttempts, logger: createLogger('silent') }),
     });
     const upload = { file: body.file.toString('base64'), file_name: body.fileName, ...(body.templateId ? { template_id: body.templateId } : {}) };
     return toExtraction(await service.create(workspace.id, upload, newId('req'), 'cli'));

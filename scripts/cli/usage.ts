@@ -13,7 +13,7 @@ Workspaces and keys (talk to the database in DATABASE_URL):
   docex workspace list
   docex workspace set-plan ws_... --plan PLAN [--per-minute N --per-day N]
   docex workspace delete ws_...
-  docex key create --workspace ws_... --name NAME --scopes extractions:read,extractions:write[,templates:read,templates:write]
+  docex key create --workspace ws_... --name NAME --scopes extractions:read,extractions:write[,templates:read,templates:write,webhooks:read,webhooks:write]
   docex key list --workspace ws_...
   docex key revoke key_...
 
@@ -30,5 +30,9 @@ Extraction:
                                                      with the key in DOCEX_API_KEY; prints a table of fields, or JSON
   docex extract FILE --local [--template tpl_builtin_...] [--json]
                                                      run the pipeline in this process, no server needed
+
+Workers (configured by the same environment as the server: DATABASE_URL, REDIS_URL, OCR_WORKERS, ...):
+  docex worker                                       read queued extractions and send webhooks, without an HTTP
+                                                     server, until SIGTERM; API instances then run with ROLE=api
 
 Exit codes: 0 success, 1 extraction failed or server/database error, 2 wrong usage.`;

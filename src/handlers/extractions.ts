@@ -9,6 +9,11 @@ import { cursor, pageSize } from './pagination.js';
 
 type ExtractionList = components['schemas']['ExtractionList'];
 
+/** Whether a `Prefer` header (RFC 7240: comma-separated preferences, each with optional parameters) asks for `respond-async`. */
+export function prefersAsync(prefer: string): boolean {
+  return prefer.split(',').some((preference) => preference.split(';')[0].trim().toLowerCase() === 'respond-async');
+}
+
 export function extractionHandlers(store: Store, extractions: ExtractionService) {
   /** The extraction as answered, with its document text when the request asks for it (`include=document`). */
   async function answer(c: OperationInput, record: ExtractionRecord, requestId: string): Promise<Extraction> {
@@ -20,6 +25,14 @@ export function extractionHandlers(store: Store, extractions: ExtractionService)
   return {
     async createExtraction(c: OperationInput, ctx: Ctx) {
       const { principal, requestId } = ctx.state;
+      if (prefersAsync(ctx.get('Prefer'))) {
+        const queued = await extractions.enqueue(principal!.workspace.id, c.requestBody, requestId);
+        ctx.status = 202;
+        ctx.set('Location', `/v1/extractions/${queued.id}`);
+        ctx.set('Preference-Applied', 'respond-async');
+        ctx.body = toExtraction(queued, requestId);
+        return;
+      }
       const record = await extractions.create(principal!.workspace.id, c.requestBody, requestId);
       ctx.status = 201;
       ctx.set('Location', `/v1/extractions/${record.id}`);

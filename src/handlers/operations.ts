@@ -12,7 +12,8 @@ type CheckState = components['schemas']['CheckState'];
 export interface ReadinessChecks {
   database(): Promise<void>;
   rateLimitStore: (() => Promise<void>) | null;
-  ocrReady(): boolean;
+  /** Null on an API-only instance (`ROLE=api`), which has no OCR workers of its own. */
+  ocrReady: (() => boolean) | null;
 }
 
 const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -88,8 +89,8 @@ export function operationsHandlers(doc: ApiDocument, metrics: Metrics, checks: R
     },
     async getReadiness(_c: unknown, ctx: Ctx) {
       const [database, rate_limit_store] = await Promise.all([check(checks.database), check(checks.rateLimitStore)]);
-      const ocr: CheckState = checks.ocrReady() ? 'ok' : 'unavailable';
-      const ready = database !== 'unavailable' && rate_limit_store !== 'unavailable' && ocr === 'ok';
+      const ocr: CheckState = !checks.ocrReady ? 'not_configured' : checks.ocrReady() ? 'ok' : 'unavailable';
+      const ready = database !== 'unavailable' && rate_limit_store !== 'unavailable' && ocr !== 'unavailable';
       const body: Readiness = { status: ready ? 'ok' : 'unavailable', checks: { database, rate_limit_store, ocr } };
       ctx.status = ready ? 200 : 503;
       ctx.body = body;

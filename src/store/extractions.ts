@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from './db.js';
 import type { components } from '../../generated/openapi.js';
 
@@ -66,7 +67,7 @@ function lineItemRows(fields: ExtractionField[]): Record<string, string>[] {
 }
 
 export type ExtractionOutcome =
-  | { status: 'completed'; template_id: string | null; confidence: number; pages: number; credits_used: number; fields: ExtractionField[]; e_invoice?: EInvoice | null }
+  | { status: 'completed'; template_id: string | null; confidence: number; pages: number; credits_used: number; fields: ExtractionField[]; e_invoice?: EInvoice | null; document?: DocumentContent }
   | { status: 'failed'; error_code: string; error_message: string; pages: number; credits_used: number };
 
 /** `instanceId` is the server this store belongs to; new extractions are recorded as its work. */
@@ -95,16 +96,23 @@ export function extractionsRepository(db: Db, instanceId: string) {
       await table().insert(row);
       return fromRow(row);
     },
-    /** Records the outcome, with the text read from the document when there is one, in one transaction. */
-    async finish(id: string, outcome: ExtractionOutcome, document?: DocumentContent): Promise<void> {
+    /**
+     * Records the outcome of a `processing` extraction, with the text read from its document when there
+     * is one; false when it was already finished. `announce` runs in the same transaction with the
+     * finished record, so what it writes (webhook deliveries) exists exactly when the outcome does.
+     */
+    async finish(id: string, outcome: ExtractionOutcome, announce?: (trx: Knex.Transaction, record: ExtractionRecord) => Promise<void>): Promise<boolean> {
       const completed_at = new Date().toISOString();
+      const { document, ...result } = outcome.status === 'completed' ? outcome : { ...outcome, document: undefined };
       const changes: Partial<Row> =
-        outcome.status === 'completed'
-          ? { ...outcome, fields: JSON.stringify(outcome.fields), e_invoice: outcome.e_invoice ? JSON.stringify(outcome.e_invoice) : null, completed_at }
-          : { ...outcome, completed_at };
-      await db.transaction(async (trx) => {
-        const updated = await trx<Row>('extractions').where({ id, status: 'processing' }).update(changes);
-        if (updated && document) await trx('extraction_documents').insert({ extraction_id: id, body: JSON.stringify(document) });
+        result.status === 'completed'
+          ? { ...result, fields: JSON.stringify(result.fields), e_invoice: result.e_invoice ? JSON.stringify(result.e_invoice) : null, completed_at }
+          : { ...result, completed_at };
+      return db.transaction(async (trx) => {
+        if ((await trx<Row>('extractions').where({ id, status: 'processing' }).update(changes)) === 0) return false;
+        if (document) await trx('extraction_documents').insert({ extraction_id: id, body: JSON.stringify(document) });
+        await announce?.(trx, fromRow((await trx<Row>('extractions').where({ id }).first())!));
+        return true;
       });
     },
     /** The text read from the extraction's document; null when none was stored (or no such extraction). */
@@ -151,12 +159,13 @@ export function extractionsRepository(db: Db, instanceId: string) {
     },
     /**
      * Marks as failed the extractions left `processing` by a server that is gone: no owner recorded, or
-     * an owner without a heartbeat since `staleBefore` (epoch ms). Live servers' work is left alone.
-     * Returns how many there were.
+     * an owner without a heartbeat since `staleBefore` (epoch ms). Live servers' work is left alone, and
+     * so are asynchronous extractions still queued, which a worker takes again. Returns how many there were.
      */
     async failInterrupted(staleBefore: number): Promise<number> {
       return table()
         .where({ status: 'processing' })
+        .whereNotExists(db('extraction_jobs').select('extraction_id').whereRaw('extraction_jobs.extraction_id = extractions.id'))
         .andWhere((q) =>
           q
             .whereNull('owner_instance')

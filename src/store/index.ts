@@ -7,6 +7,9 @@ import { apiKeysRepository, type Principal } from './api-keys.js';
 import { extractionsRepository } from './extractions.js';
 import { templatesRepository } from './templates.js';
 import { instancesRepository } from './instances.js';
+import { idempotencyRepository } from './idempotency.js';
+import { jobsRepository } from './jobs.js';
+import { webhooksRepository } from './webhooks.js';
 import { principalCache } from './principal-cache.js';
 import { noSignal, ownChangesOnly, postgresNotifySignal, sqliteLogSignal, type ChangeSignal } from './change-signal.js';
 
@@ -20,6 +23,9 @@ export interface Store {
   apiKeys: ReturnType<typeof apiKeysRepository>;
   extractions: ReturnType<typeof extractionsRepository>;
   templates: ReturnType<typeof templatesRepository>;
+  idempotency: ReturnType<typeof idempotencyRepository>;
+  jobs: ReturnType<typeof jobsRepository>;
+  webhooks: ReturnType<typeof webhooksRepository>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -59,6 +65,9 @@ export async function openStore(databaseUrl: string, options: StoreOptions = {})
     apiKeys: apiKeysRepository(db, principals),
     extractions: extractionsRepository(db, instanceId),
     templates: templatesRepository(db),
+    idempotency: idempotencyRepository(db),
+    jobs: jobsRepository(db),
+    webhooks: webhooksRepository(db),
     async ping() {
       await db.raw('select 1');
     },

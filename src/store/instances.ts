@@ -48,7 +48,14 @@ export interface InstanceLifecycle {
  * `interrupted`). The first sweep runs at start. `onSwept` reports how many extractions a sweep failed.
  */
 export async function startInstance(
-  deps: { instanceId: string; instances: InstancesRepository; failInterrupted(staleBefore: number): Promise<number>; exclusive: boolean },
+  deps: {
+    instanceId: string;
+    instances: InstancesRepository;
+    failInterrupted(staleBefore: number): Promise<number>;
+    exclusive: boolean;
+    /** Other periodic clean-up (expired idempotency keys), run with each sweep. */
+    housekeeping?(now: number): Promise<void>;
+  },
   staleMs: number,
   onSwept: (count: number) => void,
   onError: (err: unknown) => void,
@@ -57,6 +64,7 @@ export async function startInstance(
     await deps.instances.prune(staleBefore);
     const count = await deps.failInterrupted(staleBefore);
     if (count > 0) onSwept(count);
+    await deps.housekeeping?.(Date.now());
   };
   // A database only one server can use (SQLite) has no other live server: everything unfinished
   // at start was left by a previous run and fails at once instead of after the stale threshold.

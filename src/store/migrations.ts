@@ -124,6 +124,81 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema.alterTable('extractions', (t) => t.dropColumn('e_invoice'));
     },
   },
+  '005_idempotency_keys': {
+    async up(db) {
+      // One row per API key and Idempotency-Key: the request's fingerprint and, once answered, the answer.
+      await db.schema.createTable('idempotency_keys', (t) => {
+        t.string('api_key_id', 40).notNullable();
+        t.string('key', 255).notNullable();
+        t.string('fingerprint', 64).notNullable();
+        t.string('state', 10).notNullable();
+        t.text('response').nullable();
+        t.bigInteger('created_at').notNullable();
+        t.primary(['api_key_id', 'key']);
+        t.index(['created_at']);
+      });
+    },
+    async down(db) {
+      await db.schema.dropTableIfExists('idempotency_keys');
+    },
+  },
+  '006_extraction_jobs': {
+    async up(db) {
+      // Asynchronous extractions waiting for a worker, with their file, when the queue is the database.
+      await db.schema.createTable('extraction_jobs', (t) => {
+        t.string('extraction_id', 40).primary();
+        t.string('workspace_id', 40).notNullable();
+        t.binary('file').notNullable();
+        t.string('content_type', 40).notNullable();
+        t.string('template_id', 80).nullable();
+        t.string('languages', 40).nullable();
+        t.integer('attempts').notNullable().defaultTo(0);
+        t.string('claimed_by', 40).nullable();
+        t.bigInteger('available_at').notNullable();
+        t.bigInteger('created_at').notNullable();
+        t.index(['available_at']);
+      });
+    },
+    async down(db) {
+      await db.schema.dropTableIfExists('extraction_jobs');
+    },
+  },
+  '007_webhooks': {
+    async up(db) {
+      await db.schema.createTable('webhooks', (t) => {
+        t.string('id', 40).primary();
+        t.string('workspace_id', 40).notNullable().references('id').inTable('workspaces');
+        t.string('url', 2048).notNullable();
+        t.text('events').notNullable();
+        t.string('secret', 80).notNullable();
+        t.string('created_at', 30).notNullable();
+        t.string('deleted_at', 30).nullable();
+        t.index(['workspace_id', 'id']);
+      });
+      // One row per event and webhook: the signed body, every attempt made, and when to try next.
+      await db.schema.createTable('webhook_deliveries', (t) => {
+        t.string('id', 40).primary();
+        t.string('webhook_id', 40).notNullable().references('id').inTable('webhooks');
+        t.string('event_id', 40).notNullable();
+        t.string('event_type', 40).notNullable();
+        t.text('payload').notNullable();
+        t.string('state', 10).notNullable();
+        t.text('attempts').notNullable();
+        t.bigInteger('next_attempt_at').nullable();
+        t.bigInteger('claimed_until').nullable();
+        t.string('created_at', 30).notNullable();
+        t.string('completed_at', 30).nullable();
+        t.index(['webhook_id', 'id']);
+        t.index(['state', 'next_attempt_at']);
+      });
+      if (db.client.config.client !== 'pg') return;
+      for (const table of ['webhooks', 'webhook_deliveries']) await db.raw('ALTER TABLE ?? ALTER COLUMN id TYPE varchar(40) COLLATE "C"', [table]);
+    },
+    async down(db) {
+      await db.schema.dropTableIfExists('webhook_deliveries');
+      await db.schema.dropTableIfExists('webhooks');
+    },
+  },
 };
 
 const source: Knex.MigrationSource<string> = {

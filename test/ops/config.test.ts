@@ -26,4 +26,12 @@ describe('configuration', () => {
     expect(loadConfig({ RETENTION_DAYS: '30' }).retentionDays).toBe(30);
     expect(() => loadConfig({ RETENTION_DAYS: '0' })).toThrow('RETENTION_DAYS must be between 1 and 36500, got 0');
   });
+
+  it('reads the queue and webhook settings, and refuses ROLE=api without a shared database', () => {
+    const config = loadConfig({ OCR_WORKERS: '3', WEBHOOK_ALLOW_PRIVATE: 'true' });
+    expect(config).toMatchObject({ queueConcurrency: 4, role: 'all', webhookAllowPrivate: true, webhookRetryWindowMs: 86_400_000 });
+    expect(loadConfig({ ROLE: 'api', DATABASE_URL: 'postgres://h/db' }).role).toBe('api');
+    expect(() => loadConfig({ ROLE: 'api' })).toThrow('ROLE=api needs DATABASE_URL on PostgreSQL');
+    expect(() => loadConfig({ ROLE: 'worker' })).toThrow('ROLE must be all or api');
+  });
 });

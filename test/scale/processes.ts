@@ -87,3 +87,36 @@ export async function startRedis(port: number): Promise<RedisProcess> {
     },
   };
 }
+
+/** `docex worker` as a child process; resolves once it logs "docex worker ready". */
+export function startWorkerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/docex.ts', 'worker'], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'info', OCR_WORKERS: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: Record<string, unknown>[] = [];
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (!line.startsWith('{')) return;
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      logs.push(entry);
+      if (entry.msg === 'docex worker ready') {
+        resolve({
+          url: '',
+          child,
+          logs,
+          exited,
+          async stop() {
+            if (child.exitCode === null) child.kill('SIGTERM');
+            return exited;
+          },
+        });
+      }
+    });
+    void exited.then((code) => reject(new Error(`worker exited with ${code} before it was ready: ${stderr}`)));
+  });
+}

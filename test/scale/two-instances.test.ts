@@ -130,6 +130,16 @@ describe.runIf(redisUrl)('a Redis outage', () => {
       const res = await me(open.url, open.firstKey!.secret);
       expect(res.status).toBe(200);
       expect(res.headers.get('X-RateLimit-Limit')).toBeNull();
+      // The queue is on the unreachable Redis too: an asynchronous request gets 503 after a bounded
+      // wait, and its extraction is not left processing.
+      const queued = await fetch(`${open.url}/v1/extractions`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${open.firstKey!.secret}`, 'Content-Type': 'application/json', Prefer: 'respond-async' },
+        body: JSON.stringify({ file: Buffer.from('%PDF-1.4\n%%EOF').toString('base64'), file_name: 'a.pdf' }),
+      });
+      expect(queued.status).toBe(503);
+      expect(((await queued.json()) as { error: { code: string } }).error.code).toBe('service_unavailable');
+      expect(await open.store.db('extractions').where({ status: 'processing' }).count({ n: '*' }).then(([r]) => Number(r.n))).toBe(0);
     } finally {
       await open.close();
     }

@@ -25,7 +25,7 @@ describe.each(databases.filter((d) => d.name === 'postgres'))('the first key ($n
     expect(created).toHaveLength(1);
     expect(await stores[0]!.workspaces.count()).toBe(1);
     const found = await stores[1]!.apiKeys.findBySecret(created[0]!.secret);
-    expect(found?.key.scopes).toEqual(['extractions:read', 'extractions:write', 'templates:read', 'templates:write']);
+    expect(found?.key.scopes).toEqual(['extractions:read', 'extractions:write', 'templates:read', 'templates:write', 'webhooks:read', 'webhooks:write']);
     expect(await bootstrapFirstKey(stores[2]!)).toBeNull();
   });
 });

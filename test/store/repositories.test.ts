@@ -20,7 +20,7 @@ describe.each(databases)('store on $name', (kind) => {
     const again = await openStore(database.url);
     try {
       const done = await again.db('knex_migrations').select('name').orderBy('name');
-      expect(done.map((r) => r.name)).toEqual(['001_initial', '002_instances', '003_documents', '004_e_invoice']);
+      expect(done.map((r) => r.name)).toEqual(['001_initial', '002_instances', '003_documents', '004_e_invoice', '005_idempotency_keys', '006_extraction_jobs', '007_webhooks']);
     } finally {
       await again.close();
     }

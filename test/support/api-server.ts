@@ -79,7 +79,7 @@ export async function startApiServer(kind: DatabaseKind, options: { clock?: Cloc
       const { key: record, secret } = await server.store.apiKeys.create({
         workspace_id: ws.id,
         name: 'test',
-        scopes: o.scopes ?? ['extractions:read', 'extractions:write', 'templates:read', 'templates:write'],
+        scopes: o.scopes ?? ['extractions:read', 'extractions:write', 'templates:read', 'templates:write', 'webhooks:read', 'webhooks:write'],
       });
       return { secret, keyId: record.id, workspaceId: ws.id };
     },
