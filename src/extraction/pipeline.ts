@@ -59,12 +59,12 @@ const hasText = (pages: PageText[]) => pages.some((p) => p.lines.length);
 
 /** A page's mean word confidence, weighted by the words' letters and digits, at or above which it reads the right way up. */
 const LEGIBLE = 60;
+/** A turned page must read this many times as many confident characters as the page as it is. */
+const TURNED_GAIN = 2;
 /**
  * Turns tried, in order, on a page that does not read as it is: a landscape scan is most often a
  * portrait page fed sideways, a portrait one a page fed upside down.
  */
-/** A turned page must read this many times as many confident characters as the page as it is. */
-const TURNED_GAIN = 2;
 const turnsFor = (image: GrayImage) => (image.width > image.height ? [90, 270, 180] : [180, 90, 270]);
 
 /** Letters and digits read, each weighted by its word's confidence (0-100). */
