@@ -19,7 +19,8 @@ const rowsOf = (fields: { field: string }[]) => new Set(fields.flatMap((f) => /^
  * German EN 16931 invoices, two paths: the text layer with the attached invoice XML ignored
  * (generic extraction on the pages), and the service's answer, which reads the attachment. The
  * attachment path must return every value of the truth exactly (the truth is taken from the XML)
- * and as many line items as the corpus's copy of the XML (`embedded-xml/`) has invoice lines.
+ * and as many line items as the corpus's copy of the XML (`embedded-xml/`) has invoice lines: line
+ * items on every invoice whose XML has lines.
  */
 export const einvoice: Corpus = {
   name: 'einvoice-dev',
@@ -35,6 +36,8 @@ export const einvoice: Corpus = {
     const run = 'einvoice-dev attachment';
     const attachment: Judged[] = [];
     let withLines = 0;
+    // An XML without invoice lines (a BASIC WL booking aid) cannot give any: those count apart.
+    let xmlWithLines = 0;
     let linesAsXml = 0;
     console.log('\ndocument                          syntax  profile     line items  XML lines  page-only items  XML values below 100');
     docs.forEach((doc, i) => {
@@ -43,7 +46,8 @@ export const einvoice: Corpus = {
       const copy = path.join(dir, 'embedded-xml', `${doc.name}.xml`);
       const xmlLines = existsSync(copy) ? xmlItemLines(readFileSync(copy, 'utf8')) : -1;
       const rows = rowsOf(fields);
-      if (rows > 0) withLines += 1;
+      if (xmlLines !== 0) xmlWithLines += 1;
+      if (rows > 0 && xmlLines !== 0) withLines += 1;
       if (rows === xmlLines) linesAsXml += 1;
       const unsure = fields.filter((f) => f.confidence < 100 && / XML, B[TG]-/.test(f.explanation)).map((f) => `${f.field} ${f.confidence}`);
       const status = eInvoice ? (eInvoice.status === 'read' ? eInvoice.syntax! : `ignored: ${eInvoice.message}`) : 'none';
@@ -53,7 +57,7 @@ export const einvoice: Corpus = {
     console.log(`\n### ${run}: ${docs.length} documents, the service's answer (target: 100% of fields right)\n`);
     const tally = printFieldTable(attachment);
     const lineGoals: Goal[] = [
-      { run, measure: 'with line items', value: `${withLines}/${docs.length}`, target: `${docs.length}/${docs.length}`, met: withLines === docs.length },
+      { run, measure: 'with line items', value: `${withLines}/${xmlWithLines}`, target: `${xmlWithLines}/${xmlWithLines}`, met: withLines === xmlWithLines },
       { run, measure: 'lines as in the XML', value: `${linesAsXml}/${docs.length}`, target: `${docs.length}/${docs.length}`, met: linesAsXml === docs.length },
     ];
     return { judged: [...judged, ...attachment], goals: [...goals, fieldsGoal(run, tally, 1), ...lineGoals] };
