@@ -10,31 +10,19 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import PDFDocument from 'pdfkit';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { startServer } from '../src/server.js';
-import { EU_INVOICE, invoicePdf, renderPage } from '../test/fixtures/documents.js';
+import { EU_INVOICE, invoicePdf, renderPage, smallInvoicePdf } from '../test/fixtures/documents.js';
 
 const QUEUED = Number(process.env.BENCH_QUEUE_COUNT ?? 500);
 const SYNC = Number(process.env.BENCH_SYNC_COUNT ?? 40);
-
-async function smallPage(): Promise<Buffer> {
-  return new Promise((resolve) => {
-    const doc = new PDFDocument({ size: [300, 140], margin: 10 });
-    const chunks: Buffer[] = [];
-    doc.on('data', (c: Buffer) => chunks.push(c));
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.fontSize(14).text('Invoice No.: INV-77', 20, 30).text('Total: 12.50 EUR', 20, 70);
-    doc.end();
-  });
-}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-const scan = (await renderPage(process.env.BENCH_SCAN === 'small' ? await smallPage() : await invoicePdf(EU_INVOICE), 150)).toString('base64');
+const scan = (await renderPage(process.env.BENCH_SCAN === 'small' ? await smallInvoicePdf() : await invoicePdf(EU_INVOICE), 150)).toString('base64');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docex-bench-queue-'));
 const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: `sqlite:${path.join(dir, 'docex.sqlite')}`, QUEUE_POLL_MS: '50' });
 const server = await startServer(config, { logger: createLogger('warn') });

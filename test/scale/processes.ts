@@ -17,14 +17,14 @@ export interface ServerProcess {
 }
 
 /**
- * `npm start` as a child process on a random port; resolves once it logs "docex listening". Node
- * itself with tsx's loader rather than the tsx command, which runs the server as a grandchild that
- * a SIGKILL to the child would leave running.
+ * A node process running `args` through tsx's loader (Node itself rather than the tsx command,
+ * which runs the script as a grandchild that a SIGKILL to the child would leave running);
+ * resolves once it logs the JSON line whose `msg` is `ready`.
  */
-export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+function startProcess(args: string[], env: Record<string, string>, ready: string, what: string): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
     cwd: root,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', OCR_WORKERS: '1', ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', OCR_WORKERS: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Record<string, unknown>[] = [];
@@ -36,21 +36,30 @@ export function startServerProcess(env: Record<string, string>): Promise<ServerP
       if (!line.startsWith('{')) return;
       const entry = JSON.parse(line) as Record<string, unknown>;
       logs.push(entry);
-      if (entry.msg === 'docex listening') {
-        resolve({
-          url: entry.url as string,
-          child,
-          logs,
-          exited,
-          async stop() {
-            if (child.exitCode === null) child.kill('SIGTERM');
-            return exited;
-          },
-        });
-      }
+      if (entry.msg !== ready) return;
+      resolve({
+        url: typeof entry.url === 'string' ? entry.url : '',
+        child,
+        logs,
+        exited,
+        async stop() {
+          if (child.exitCode === null) child.kill('SIGTERM');
+          return exited;
+        },
+      });
     });
-    void exited.then((code) => reject(new Error(`server exited with ${code} before listening: ${stderr}`)));
+    void exited.then((code) => reject(new Error(`${what} exited with ${code} before it was ready: ${stderr}`)));
   });
+}
+
+/** `npm start` as a child process on a random port; resolves once it logs "docex listening". */
+export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  return startProcess(['src/main.ts'], { PORT: '0', ...env }, 'docex listening', 'server');
+}
+
+/** `docex worker` as a child process; resolves once it logs "docex worker ready". */
+export function startWorkerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  return startProcess(['scripts/docex.ts', 'worker'], env, 'docex worker ready', 'worker');
 }
 
 export async function freePort(): Promise<number> {
@@ -86,37 +95,4 @@ export async function startRedis(port: number): Promise<RedisProcess> {
       await exited;
     },
   };
-}
-
-/** `docex worker` as a child process; resolves once it logs "docex worker ready". */
-export function startWorkerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/docex.ts', 'worker'], {
-    cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'info', OCR_WORKERS: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const logs: Record<string, unknown>[] = [];
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (!line.startsWith('{')) return;
-      const entry = JSON.parse(line) as Record<string, unknown>;
-      logs.push(entry);
-      if (entry.msg === 'docex worker ready') {
-        resolve({
-          url: '',
-          child,
-          logs,
-          exited,
-          async stop() {
-            if (child.exitCode === null) child.kill('SIGTERM');
-            return exited;
-          },
-        });
-      }
-    });
-    void exited.then((code) => reject(new Error(`worker exited with ${code} before it was ready: ${stderr}`)));
-  });
 }

@@ -1,27 +1,13 @@
-import PDFDocument from 'pdfkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/index.js';
 import { verifyWebhookSignature } from '../../src/client/index.js';
 import { databases, testRedisUrl, type TestDatabase } from '../store/databases.js';
-import { renderPage } from '../fixtures/documents.js';
+import { renderPage, smallInvoicePdf } from '../fixtures/documents.js';
 import { startReceiver, type Receiver } from '../async/receiver.js';
 import { freePort, startRedis, startServerProcess, startWorkerProcess, type RedisProcess, type ServerProcess } from './processes.js';
 
 const postgres = databases.find((d) => d.name === 'postgres');
 const EXTRACTIONS = 200;
-
-/** A small one-page scan (a receipt-sized page at 150 dpi), so that OCR takes a fraction of a second. */
-async function smallScan(): Promise<string> {
-  const pdf = await new Promise<Buffer>((resolve) => {
-    const doc = new PDFDocument({ size: [300, 140], margin: 10 });
-    const chunks: Buffer[] = [];
-    doc.on('data', (c: Buffer) => chunks.push(c));
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.fontSize(14).text('Invoice No.: INV-77', 20, 30).text('Total: 12.50 EUR', 20, 70);
-    doc.end();
-  });
-  return (await renderPage(pdf, 150)).toString('base64');
-}
 
 async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number, ms = 250): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -74,7 +60,8 @@ describe.runIf(postgres && testRedisUrl())('two API instances and two docex work
     expect(hook.status).toBe(201);
     const { secret } = (await hook.json()) as { secret: string };
 
-    const scan = await smallScan();
+    // A receipt-sized page at 150 dpi, so that OCR takes a fraction of a second.
+    const scan = (await renderPage(await smallInvoicePdf(), 150)).toString('base64');
     // A synchronous request to an API-only instance waits for a worker to read its document.
     const sync = await fetch(`${apiB.url}/v1/extractions`, { method: 'POST', headers, body: JSON.stringify({ file: scan, file_name: 'sync.png' }) });
     expect(sync.status).toBe(201);
