@@ -1,26 +1,9 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invoicePdf, startTestServer, type TestServer } from '../client/helpers.js';
-
-const BIN = path.resolve('bin/docex.js');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** The CLI as a user runs it, in its own process; stdout and stderr are pipes, not a terminal. */
-function docex(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), ...env } }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+import { docex } from './run.js';
 
 describe('docex extract', () => {
   let t: TestServer;

@@ -1,25 +1,9 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const BIN = path.resolve('bin/docex.js');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function docex(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), ...env } }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+import { docex } from './run.js';
 
 /** An older invoice2data template: every field a bare regex, a float type through the shorthand's absence. */
 const SHORTHAND = `issuer: Shorthand Supplies
