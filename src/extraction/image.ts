@@ -116,7 +116,8 @@ export async function eraseRules(gray: Buffer, width: number, height: number): P
 
 const PGM_HEADER = /^P5\n(\d+) (\d+)\n255\n/;
 
-function encodePgm(gray: Buffer, width: number, height: number, rotation: number): GrayImage {
+/** Grayscale pixels as the binary PGM (P5) OCR reads. */
+export function encodePgm(gray: Buffer, width: number, height: number, rotation = 0): GrayImage {
   const header = Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1');
   return { width, height, pgm: Buffer.concat([header, gray]), rotation };
 }

@@ -2,6 +2,7 @@ import type { Worker as Thread } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type Tesseract from 'tesseract.js';
 import { DocumentError, serviceUnavailable } from '../errors.js';
+import { encodePgm } from './image.js';
 import { languageDataDir, tesseractLanguages, type OcrLanguage } from './ocr-languages.js';
 import { toWords } from './ocr-words.js';
 import type { GrayImage, Word } from './types.js';
@@ -68,7 +69,7 @@ function warmUpPage(): Buffer {
     if (x % 12 >= 7) continue;
     for (let y = 14; y < 34; y += 1) gray[y * width + x] = 0;
   }
-  return Buffer.concat([Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1'), gray]);
+  return encodePgm(gray, width, height).pgm;
 }
 
 /** tesseract's parameters for every page: the models' resolution, as rendered pages and prepared images are about 300 dpi. */
