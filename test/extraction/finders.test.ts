@@ -143,6 +143,15 @@ describe('amountRows', () => {
     ]);
   });
 
+  it('mends the point OCR read as a space and the zero read as O, on OCR pages only', () => {
+    const rows = tillRoll([['TOTAL SALES', 'RM 8 60'], ['ROUNDING', 'RMO0.00'], ['QTY 2 15', '']]);
+    expect(found(amountRows, layoutDocument(rows, 'ocr'))).toEqual([
+      { field: 'total_amount', value: '8.60', explanation: "label 'TOTAL SALES' and the amount on one row on page 1 (read as '8 60')" },
+      { field: 'rounding', value: '0.00', explanation: "label 'ROUNDING' and the amount on one row on page 1 (read as 'O0.00')" },
+    ]);
+    expect(found(amountRows, layoutDocument(tillRoll([['TOTAL SALES', 'RM 8 60']])))).toEqual([]);
+  });
+
   it('leaves rows whose text is no label (items, dates) alone', () => {
     expect(found(amountRows, layoutDocument(tillRoll([['NOTEBOOK A5', '17.00'], ['15/03/2018', '14:25'], ['2 x 8.50', '17.00']])))).toEqual([]);
   });

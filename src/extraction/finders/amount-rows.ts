@@ -23,7 +23,8 @@ function trailingWords(words: Word[], text: string): Word[] {
  */
 export const amountRows: Finder = (ctx) => {
   const out: Candidate[] = [];
-  for (const { page, lines, text } of ctx.rows) {
+  for (const { page, lines, text: read } of ctx.rows) {
+    const text = ctx.amountText(page, read);
     const last = [...text.matchAll(MONEY)].at(-1);
     if (!last || text.slice(last.index! + last[0].length).trim().length > 2) continue;
     // "TOTAL (RM) :" loses its currency, "TOTAL GST" keeps its GST.
@@ -34,6 +35,8 @@ export const amountRows: Finder = (ctx) => {
     if (!match || !amount) continue;
     const words = lines.flatMap((l) => l.words);
     const fields = match.fields.filter((f) => f.kind === 'amount');
+    const asRead = read.slice(last.index!, last.index! + last[0].length);
+    const mended = asRead !== last[0] ? ` (read as '${asRead}')` : '';
     fields.forEach(({ field }, i) => {
       out.push({
         field,
@@ -41,9 +44,9 @@ export const amountRows: Finder = (ctx) => {
         amount: Number(amount.value),
         score: (match.exact ? 0.9 : 0.5 + 0.3 * match.coverage) * (i === 0 ? 1 : 0.8),
         textConfidence: meanConfidence(words),
-        explanation: `label '${label}' and the amount on one row on page ${page}${match.exact ? '' : ` (label contains '${match.entry}')`}`,
+        explanation: `label '${label}' and the amount on one row on page ${page}${match.exact ? '' : ` (label contains '${match.entry}')`}${mended}`,
         page,
-        bbox: union(trailingWords(words, last[0]).map((w) => w.bbox)),
+        bbox: union(trailingWords(words, asRead).map((w) => w.bbox)),
         row: lines[0]!.row,
       });
     });

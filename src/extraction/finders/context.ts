@@ -5,6 +5,7 @@ import { documentText } from '../text.js';
 import type { DocumentText, Line, Word } from '../types.js';
 import { recipientLines } from '../vendor.js';
 import { documentTypeOf } from '../document-type.js';
+import { mendAmounts } from './ocr-slips.js';
 import type { FinderContext, Located, Row } from './types.js';
 
 /** Everything finders share, worked out once per document. */
@@ -26,6 +27,7 @@ export function finderContext(doc: DocumentText): FinderContext & { documentType
   }
   const recipients = new Set<Line>(doc.pages.flatMap((page) => [...recipientLines(page)]));
   const { type, says } = documentTypeOf(doc, text);
+  const ocrPages = new Set(doc.pages.filter((p) => p.source === 'ocr').map((p) => p.number));
   return {
     doc,
     text,
@@ -38,5 +40,6 @@ export function finderContext(doc: DocumentText): FinderContext & { documentType
     rows,
     lineOf: (word) => byWord.get(word),
     inRecipientBlock: (l) => recipients.has(l.line),
+    amountText: (page, line) => (ocrPages.has(page) ? mendAmounts(line) : line),
   };
 }
