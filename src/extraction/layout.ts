@@ -51,19 +51,56 @@ export function sameRow(a: Box, b: Box): boolean {
   return Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y) > 0.5 * Math.min(a.height, b.height);
 }
 
+/** Whether two boxes stand one above the other: they share more than a fifth of the narrower one's width. */
+function stacked(a: Box, b: Box): boolean {
+  return Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x) > 0.2 * Math.min(a.width, b.width);
+}
+
+interface Row {
+  box: Box;
+  words: Word[];
+  /** OCR lines on the row, each boxed. */
+  parts: Box[];
+}
+
 /**
- * Groups words into rows by vertical overlap, orders each row left to right and cuts it into
- * lines at column gaps. Works the same for PDF text items and OCR words. Boxes are fractions of
- * the page's width and height, so a gap as wide as the text is high is a larger fraction of a
- * narrow till roll than of an A4 sheet: `aspect` (the page's height over its width) scales the
- * column gap to the page, taking A4 as the measure the gap was set on.
+ * OCR words as rows: each line tesseract read stays whole, and joins a row only beside the
+ * row's lines, never above or under one of them, at the height of the row's line nearest to it,
+ * so a tilted line is not mixed into the one under it word by word.
  */
-export function wordsToLines(words: Word[], aspect = A4): Line[] {
-  const scale = aspect / A4;
+function ocrRows(words: Word[]): Row[] {
+  const parts = new Map<number, Word[]>();
+  for (const word of words) {
+    const part = parts.get(word.ocrLine!);
+    if (part) part.push(word);
+    else parts.set(word.ocrLine!, [word]);
+  }
+  const units = [...parts.values()].map((w) => ({ box: union(w.map((x) => x.bbox)), words: w })).sort((a, b) => a.box.y + a.box.height / 2 - (b.box.y + b.box.height / 2));
+  const rows: Row[] = [];
+  const centre = (b: Box) => b.x + b.width / 2;
+  for (const unit of units) {
+    const fits = (r: Row) => {
+      if (r.parts.some((p) => stacked(p, unit.box))) return false;
+      const nearest = r.parts.reduce((a, b) => (Math.abs(centre(a) - centre(unit.box)) <= Math.abs(centre(b) - centre(unit.box)) ? a : b));
+      return sameRow(nearest, unit.box);
+    };
+    let row: Row | undefined;
+    for (let i = rows.length - 1; i >= 0 && !row; i -= 1) if (fits(rows[i]!)) row = rows[i];
+    if (row) {
+      row.words.push(...unit.words);
+      row.parts.push(unit.box);
+      row.box = grow(row.box, unit.box);
+    } else rows.push({ box: unit.box, words: [...unit.words], parts: [unit.box] });
+  }
+  return rows;
+}
+
+/** Words of a text layer as rows by vertical overlap with each row's box so far. */
+function textRows(words: Word[]): Row[] {
   const sorted = [...words].sort((a, b) => a.bbox.y + a.bbox.height / 2 - (b.bbox.y + b.bbox.height / 2));
-  const rows: { box: Box; words: Word[] }[] = [];
+  const rows: Row[] = [];
   for (const word of sorted) {
-    let row: (typeof rows)[number] | undefined;
+    let row: Row | undefined;
     for (let i = rows.length - 1; i >= 0 && !row; i -= 1) {
       const r = rows[i]!;
       if (sameRow(r.box, word.bbox)) row = r;
@@ -72,9 +109,22 @@ export function wordsToLines(words: Word[], aspect = A4): Line[] {
       row.words.push(word);
       row.box = grow(row.box, word.bbox);
     } else {
-      rows.push({ box: { ...word.bbox }, words: [word] });
+      rows.push({ box: { ...word.bbox }, words: [word], parts: [] });
     }
   }
+  return rows;
+}
+
+/**
+ * Groups words into rows (see `ocrRows` and `textRows`), orders each row left to right and cuts
+ * it into lines at column gaps. Works the same for PDF text items and OCR words. Boxes are
+ * fractions of the page's width and height, so a gap as wide as the text is high is a larger
+ * fraction of a narrow till roll than of an A4 sheet: `aspect` (the page's height over its
+ * width) scales the column gap to the page, taking A4 as the measure the gap was set on.
+ */
+export function wordsToLines(words: Word[], aspect = A4): Line[] {
+  const scale = aspect / A4;
+  const rows = words.length && words.every((w) => w.ocrLine !== undefined) ? ocrRows(words) : textRows(words);
   rows.sort((a, b) => a.box.y - b.box.y);
   const lines: Line[] = [];
   rows.forEach((row, index) => {

@@ -34,7 +34,9 @@ function iso(year: number, month: number, day: number): string | null {
 const NUMERIC_YMD = /(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)/;
 const NUMERIC_DOTTED = /(?<!\d)(\d{1,2})\.\s?(\d{1,2})\.\s?(\d{4}|\d{2})(?![\d.])/;
 const NUMERIC_SLASHED = /(?<!\d)(\d{1,2})[/-](\d{1,2})[/-](\d{4}|\d{2})(?!\d)/;
-const DAY_MONTH_YEAR = new RegExp(`(?<![\\p{L}\\d])(\\d{1,2})(?:st|nd|rd|th|er|e)?\\.?[\\s-]+${MONTH_WORD}[\\s,-]+(\\d{4}|\\d{2})(?![\\d:])`, 'iu');
+/** OCR sets a space beside a separator now and then ("30- 04 -2018"); with a four-digit year only, so that "1 - 5 - 10" stays a range. */
+const SPACED_SLASHED = /(?<!\d)(\d{1,2}) ?[/-] ?(\d{1,2}) ?[/-] ?(\d{4})(?!\d)/;
+const DAY_MONTH_YEAR = new RegExp(`(?<![\\p{L}\\d])(\\d{1,2})(?:st|nd|rd|th|er|e)?\\.?[\\s/-]+${MONTH_WORD}[\\s,/-]+(\\d{4}|\\d{2})(?![\\d:])`, 'iu');
 const MONTH_DAY_YEAR = new RegExp(`(?<![\\p{L}])${MONTH_WORD}\\s+(\\d{1,2})(?:st|nd|rd|th|er|e)?(?:\\s*,)?\\s+(\\d{4})(?!\\d)`, 'iu');
 
 export interface ParsedDate {
@@ -72,7 +74,7 @@ export function parseDate(text: string, order: DateOrder = 'day-first'): ParsedD
     const value = iso(+m[3]!, +m[2]!, +m[1]!);
     if (value) return { value, matched: m[0], ambiguous: false };
   }
-  m = NUMERIC_SLASHED.exec(text);
+  m = NUMERIC_SLASHED.exec(text) ?? SPACED_SLASHED.exec(text);
   if (m) {
     const a = +m[1]!;
     const b = +m[2]!;

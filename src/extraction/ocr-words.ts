@@ -54,9 +54,11 @@ export function splitAtSpaces(line: PixelWord[]): PixelWord[] {
 /** The words of a page tesseract read, boxed as fractions of the image, without the specks it read as words. */
 export function toWords(page: Tesseract.Page, image: GrayImage): Word[] {
   const words: Word[] = [];
+  let ocrLine = 0;
   for (const block of page.blocks ?? []) {
     for (const paragraph of block.paragraphs) {
       for (const line of paragraph.lines) {
+        ocrLine += 1;
         for (const w of splitAtSpaces(line.words)) {
           const text = w.text.trim();
           if (!text || w.confidence < MIN_WORD_CONFIDENCE) continue;
@@ -69,6 +71,7 @@ export function toWords(page: Tesseract.Page, image: GrayImage): Word[] {
               width: (w.bbox.x1 - w.bbox.x0) / image.width,
               height: (w.bbox.y1 - w.bbox.y0) / image.height,
             },
+            ocrLine,
           });
         }
       }

@@ -15,6 +15,11 @@ export interface Word {
   /** 0-100; 100 for words from a PDF text layer. */
   confidence: number;
   bbox: Box;
+  /**
+   * OCR: the text line tesseract read the word on (numbered within its page). Tesseract follows a
+   * tilted or curled line that boxes alone would mix with the line under it.
+   */
+  ocrLine?: number;
 }
 
 /** A run of words on one visual row; a wide gap (a column break) starts a new line on the same row. */

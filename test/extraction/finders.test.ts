@@ -234,6 +234,15 @@ describe('unlabelledDates', () => {
     expect(whole!.value).toBe('2018-03-15');
     expect(date!.score).toBeLessThan(whole!.score);
   });
+
+  it('mends a date’s zero OCR read as 6 or 8 on an OCR page only, and reads spaced separators and month names between slashes', () => {
+    const slips = tillRoll(['KEDAI MAJU', '17/83/2017 21:35']);
+    expect(run(unlabelledDates, layoutDocument(slips))).toEqual([]);
+    expect(run(unlabelledDates, layoutDocument(slips, 'ocr'))[0]!.value).toBe('2017-03-17');
+    expect(run(unlabelledDates, layoutDocument(tillRoll(['KEDAI MAJU', '12-02-2618']), 'ocr'))[0]!.value).toBe('2018-02-12');
+    expect(run(unlabelledDates, layoutDocument(tillRoll(['KEDAI MAJU', '30- 04 -2018 10:49'])))[0]!.value).toBe('2018-04-30');
+    expect(run(unlabelledDates, layoutDocument(tillRoll(['KEDAI MAJU', '02/Jan/2017 10:49:25'])))[0]!.value).toBe('2017-01-02');
+  });
 });
 
 describe('paymentTerms', () => {
@@ -298,6 +307,15 @@ describe('headerBlock', () => {
     expect(run(headerBlock, split).map((c) => c.value)).toEqual(['PASARAYA BORONG PINTAR SDN BHD', 'LOT 18-A, JALAN KPB 6, 43300 SERI KEMBANGAN']);
     const trailing = layoutDocument(tillRoll(['GOLDEN SCOOP SDN BHD (169609-A)', 'NO. 3, JALAN TIN', '43000 KAJANG', ['TOTAL', '9.90'], ['CASH', '10.00'], ['CHANGE', '0.10']]));
     expect(run(headerBlock, trailing).map((c) => c.value)).toEqual(['GOLDEN SCOOP SDN BHD', 'NO. 3, JALAN TIN 43000 KAJANG']);
+  });
+
+  it('ends the name at a registration number with more after it, and drops specks OCR read after a name in capitals', () => {
+    const rest = layoutDocument(tillRoll(['URBAN IDEA SDN BHD (417940-M), A-G-06', 'NO. 3, JALAN TIN', '43000 KAJANG', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, rest)[0]!.value).toBe('URBAN IDEA SDN BHD');
+    const specks = layoutDocument(tillRoll(['PRINT EXPERT SDN BHD by ol', 'NO. 3, JALAN TIN', '43000 KAJANG', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, specks)[0]!.value).toBe('PRINT EXPERT SDN BHD');
+    const mixed = layoutDocument(tillRoll(['Banh Mi Cafe by us', 'NO. 3, JALAN TIN', '43000 KAJANG', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, mixed)[0]!.value).toBe('Banh Mi Cafe by us');
   });
 });
 

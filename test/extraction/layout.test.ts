@@ -43,6 +43,16 @@ describe('wordsToLines', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]!.text).toBe('Grand total due now');
   });
+
+  it('keeps each line OCR read whole, so that a tilted heading is not mixed into the line under it', () => {
+    // A heading set large and rising to the right, over an address line that rises too (a curled receipt).
+    const tilt = (words: Word[], ocrLine: number, per: number) => words.map((w, i) => ({ ...w, ocrLine, bbox: { ...w.bbox, y: w.bbox.y - i * per } }));
+    const heading = tilt(run('MEI LET RESTAURANT', 0.1, 0.215, 90, 0.025), 1, 0.008);
+    const address = tilt(run('NO 2, JALAN BULAN BM U5/BM', 0.05, 0.235), 2, 0.003);
+    expect(wordsToLines([...heading, ...address], 2).map((l) => l.text)).toEqual(['MEI LET RESTAURANT', 'NO 2, JALAN BULAN BM U5/BM']);
+    const unlined = [...heading, ...address].map(({ ocrLine, ...w }) => w);
+    expect(wordsToLines(unlined, 2).map((l) => l.text)).not.toContain('MEI LET RESTAURANT');
+  });
 });
 
 describe('documentText', () => {

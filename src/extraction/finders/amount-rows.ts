@@ -24,7 +24,7 @@ function trailingWords(words: Word[], text: string): Word[] {
 export const amountRows: Finder = (ctx) => {
   const out: Candidate[] = [];
   for (const { page, lines, text: read } of ctx.rows) {
-    const text = ctx.amountText(page, read);
+    const text = ctx.mended(page, read);
     const last = [...text.matchAll(MONEY)].at(-1);
     if (!last || text.slice(last.index! + last[0].length).trim().length > 2) continue;
     // "TOTAL (RM) :" loses its currency, "TOTAL GST" keeps its GST.

@@ -16,7 +16,7 @@ export const MONEY = /(?<![\d.,])-?(?:\d{1,3}(?:[.,'\u00a0\u202f]\d{3})+|\d+)[.,
 export const unlabelledAmounts: Finder = (ctx) => {
   const out: Candidate[] = [];
   for (const located of ctx.lines) {
-    const text = ctx.amountText(located.page, located.line.text);
+    const text = ctx.mended(located.page, located.line.text);
     if (parseDate(text)) continue;
     const matches = [...text.matchAll(MONEY)];
     const last = matches.at(-1);

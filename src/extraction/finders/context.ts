@@ -5,7 +5,7 @@ import { documentText } from '../text.js';
 import type { DocumentText, Line, Word } from '../types.js';
 import { recipientLines } from '../vendor.js';
 import { documentTypeOf } from '../document-type.js';
-import { mendAmounts } from './ocr-slips.js';
+import { mendSlips } from './ocr-slips.js';
 import type { FinderContext, Located, Row } from './types.js';
 
 /** Everything finders share, worked out once per document. */
@@ -40,6 +40,6 @@ export function finderContext(doc: DocumentText): FinderContext & { documentType
     rows,
     lineOf: (word) => byWord.get(word),
     inRecipientBlock: (l) => recipients.has(l.line),
-    amountText: (page, line) => (ocrPages.has(page) ? mendAmounts(line) : line),
+    mended: (page, line) => (ocrPages.has(page) ? mendSlips(line) : line),
   };
 }

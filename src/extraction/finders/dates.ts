@@ -24,10 +24,11 @@ export const unlabelledDates: Finder = (ctx) => {
   const out: Candidate[] = [];
   for (const row of ctx.rows) {
     const ocr = ctx.doc.pages.find((p) => p.number === row.page)?.source === 'ocr';
-    const date = parseDate(row.text, ctx.order) ?? (ocr ? squeezedDate(row.text, ctx.order) : null);
+    const text = ctx.mended(row.page, row.text);
+    const date = parseDate(text, ctx.order) ?? (ocr ? squeezedDate(text, ctx.order) : null);
     if (!date) continue;
-    const start = row.text.indexOf(date.matched);
-    const timed = TIME.test(row.text.replace(date.matched, ' '));
+    const start = text.indexOf(date.matched);
+    const timed = TIME.test(text.replace(date.matched, ' '));
     const words = row.lines.flatMap((l) => l.words);
     const first = out.length === 0;
     out.push({

@@ -35,6 +35,17 @@ const REGISTRATION_NUMBER = /^\(?[A-Z]{0,3}\s?\d{4,}[-\s]?[A-Z]?\)?\.?$/;
 const HEADER_ROWS = 14;
 /** A registration number printed after the company's name: "GOLDEN SCOOP SDN BHD (169609-A)". */
 const TRAILING_REGISTRATION = /[\s,]*\(?[A-Z]{0,3}\d{4,}[-\s]?[A-Z]?\)?(?:\s*\([A-Z]{2,4}\))?\s*$/;
+/** A company's name never goes on after its registration number: "URBAN IDEA SDN BHD (417940-M), A-G-06, ...". */
+const AFTER_REGISTRATION = /\s*\(\s*[A-Z]{0,3}\d{4,}[-\s]?[A-Z]?\s*\).*$/;
+/** Specks OCR read after a name in capitals: "PRINT EXPERT SDN BHD by ol". */
+const TRAILING_SPECKS = /(?:\s+(?:[a-z]{1,2}|[^\p{L}\p{N}\s(]{1,2}))+$/u;
+
+/** The company's name as printed on its line(s), without what OCR or the line adds after it. */
+function nameOf(text: string): string {
+  const name = text.replace(AFTER_REGISTRATION, '').replace(TRAILING_REGISTRATION, '');
+  const bare = name.replace(TRAILING_SPECKS, '');
+  return bare !== name && bare === bare.toUpperCase() && /\p{L}{3}/u.test(bare) ? bare : name;
+}
 /** An address ends soon after its postcode line: at most this many short lines (state, country) follow it. */
 const AFTER_POSTCODE = 1;
 
@@ -130,7 +141,7 @@ export const headerBlock: Finder = (ctx) => {
   let end = start;
   while (end + 1 < above.length && above[end + 1]!.kind === 'name' && (/[&,\-]$/.test(above[end]!.text.trim()) || above[end + 1]!.business)) end += 1;
   const nameRows = rows.slice(start, end + 1);
-  const name = nameRows.map((r) => r.text.trim()).join(' ').replace(TRAILING_REGISTRATION, '');
+  const name = nameOf(nameRows.map((r) => r.text.trim()).join(' '));
   const nameLines = nameRows.flatMap((r) => r.lines);
   const receipt = ctx.documentType === 'receipt';
   const out: Candidate[] = [

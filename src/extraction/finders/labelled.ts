@@ -24,7 +24,7 @@ export const labelledValues: Finder = (ctx) => {
     const match = matchLabel(pair.label);
     if (!match) continue;
     for (const { field, kind } of match.fields) {
-      const read = readValue(kind, kind === 'amount' ? ctx.amountText(pair.page, pair.value) : pair.value, ctx.order);
+      const read = readValue(kind, kind === 'amount' || kind === 'date' ? ctx.mended(pair.page, pair.value) : pair.value, ctx.order);
       if (!read) continue;
       const strength = match.exact ? 0.95 : 0.55 + 0.3 * match.coverage;
       // The first line under a party's label is often a customer number or a remark: `partyBlocks` reads the whole block.

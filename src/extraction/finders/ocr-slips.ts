@@ -1,13 +1,25 @@
 /**
- * OCR's usual slips in a printed amount, mended without moving a character (so that positions in
- * the mended text are positions in the text as read): the decimal point read as a space
- * ("RM 8 60", "20 00") and a zero read as the letter O ("RMO0.00", "1O.50"). Only for pages
- * read by OCR: a text layer prints what it means. A space is taken for a point only in the
- * amount that ends the text, where totals stand: "2 15" inside a row is a quantity and a price.
+ * OCR's usual slips in printed amounts and dates, mended without moving a character (so that
+ * positions in the mended text are positions in the text as read). Only for pages read by OCR:
+ * a text layer prints what it means.
+ *
+ * - The decimal point read as a space ("RM 8 60", "20 00"), only in the amount that ends the
+ *   text, where totals stand: "2 15" inside a row is a quantity and a price.
+ * - A zero read as the letter O ("RMO0.00", "1O.50").
+ * - A date's zero read as 6, 8 or 9 where no other digit can stand: a month "63" or "83"
+ *   (30/63/2018), a year "2618".
  */
 const POINT_AS_SPACE = /(?<![\d.,]\s?)(?<!\d)(\d{1,6}) (\d{2})(?=\s*[^\d\s%]{0,2}\s*$)/;
 const O_AS_ZERO = /(?<=^|[\s\d.,:(]|RM)[Oo](?=\d|[.,]\d)/g;
+const DATE = /(?<!\d)(\d{2})([/.-])(\d{2})\2(\d{4})(?!\d)/g;
 
-export function mendAmounts(text: string): string {
-  return text.replace(O_AS_ZERO, '0').replace(POINT_AS_SPACE, '$1.$2');
+/** A month or day whose leading 0 was read as a figure of like shape. */
+const zeroAgain = (part: string, max: number) => (+part > max && /^[689][1-9]$/.test(part) ? `0${part[1]}` : part);
+const year = (part: string) => part.replace(/^2[689](?=1\d)/, '20');
+
+export function mendSlips(text: string): string {
+  return text
+    .replace(O_AS_ZERO, '0')
+    .replace(POINT_AS_SPACE, '$1.$2')
+    .replace(DATE, (_, a: string, sep: string, b: string, y: string) => `${zeroAgain(a, 31)}${sep}${zeroAgain(b, 12)}${sep}${year(y)}`);
 }
