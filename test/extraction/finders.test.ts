@@ -317,6 +317,14 @@ describe('headerBlock', () => {
     const mixed = layoutDocument(tillRoll(['Banh Mi Cafe by us', 'NO. 3, JALAN TIN', '43000 KAJANG', ['TOTAL', '9.90']]));
     expect(run(headerBlock, mixed)[0]!.value).toBe('Banh Mi Cafe by us');
   });
+
+  it('takes a company name holding a number, and starts the address under the name when OCR misread its street', () => {
+    const doc = layoutDocument(tillRoll(['ZEN AND COFFEE 28 S/B', '(123456-X)', 'NEWAH 25/63 THN SRI HULA,', '40400 SHAH ALAM.', 'TEL: 03-5121 3881', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, doc).map((c) => c.value)).toEqual(['ZEN AND COFFEE 28 S/B', 'NEWAH 25/63 THN SRI HULA, 40400 SHAH ALAM.']);
+    // A street's number after a slash is no postcode: the address goes on to the line that has one.
+    const street = layoutDocument(tillRoll(['ELKEN SERVICE SDN BHD', 'No 2-1 Jalan 3/1378 Batu 5', 'Jalan Kelang Lama 58000 Kuala Lumpur', 'Tel: 603-7985 9377', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, street)[1]!.value).toBe('No 2-1 Jalan 3/1378 Batu 5 Jalan Kelang Lama 58000 Kuala Lumpur');
+  });
 });
 
 describe('vendorSignals', () => {

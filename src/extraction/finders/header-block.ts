@@ -28,8 +28,8 @@ const POSTCODE = /(?<![\d-])\d{4,6}(?![\d-])/;
 /** British and Irish postcodes ("SW1B 3BN") carry letters. */
 const UK_POSTCODE = /\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}\b/;
 const HOUSE_NUMBER = /^[^\p{L}\p{N}]*(?:no\.?\s*[:：]?\s*\d|(?:lot|unit|block|blk)\b|\d{1,5}[A-Za-z]?\s*[,.]\s*\p{L})/iu;
-/** The line that ends an address: a postcode followed by its place ("43300 SERI KEMBANGAN"), not a lot number ("LOT 1851,"). */
-const POSTCODE_PLACE = /(?<![\d-])\d{4,6}\s+\p{L}{3,}/u;
+/** The line that ends an address: a postcode followed by its place ("43300 SERI KEMBANGAN"), not a lot number ("LOT 1851,") or a street's ("JALAN 3/1378 BATU 5"). */
+const POSTCODE_PLACE = /(?<![\d/-])\d{4,6}\s+\p{L}{3,}/u;
 /** A company or tax registration number alone, often in brackets: "(933109-X)", "JM0325955-V". */
 const REGISTRATION_NUMBER = /^\(?[A-Z]{0,3}\s?\d{4,}[-\s]?[A-Z]?\)?\.?$/;
 const HEADER_ROWS = 14;
@@ -89,6 +89,8 @@ function kindOf(text: string, lines: Line[]): Kind {
   if (/[:：]/.test(trimmed)) return 'contact';
   if (POSTCODE.test(trimmed) && /\p{L}{3,}/u.test(trimmed)) return 'address';
   if (readsLikeName(trimmed)) return 'name';
+  // A company's name may hold a number ("ZEN AND COFFEE 28 S/B", "TRIPLE SIX POINT ENTERPRISE 666").
+  if ((hasLegalForm(trimmed) || business(trimmed)) && readsLikeName(trimmed.replace(/\d+/g, ''))) return 'name';
   return 'other';
 }
 
@@ -112,6 +114,20 @@ function headerRows(lines: Line[]): Row[] {
     row.business = row.kind === 'name' && (hasLegalForm(row.text) || business(row.text));
   }
   return rows.filter((r) => r.kind !== 'end');
+}
+
+/**
+ * Where the address under the name at `end` starts: at its first line recognised as one, or, when
+ * that line is the postcode and place, at the line right under the name (past its registration
+ * number), however OCR misread the street ("NEWAH 25/63 THN SRI HULA," for "JLN MEWAH 25/63").
+ */
+function addressStart(rows: Row[], end: number, firstAddress: number): number {
+  if (firstAddress < 0 || firstAddress <= end) return -1;
+  let next = end + 1;
+  while (next < firstAddress && rows[next]!.kind === 'registration') next += 1;
+  const between = rows.slice(next, firstAddress);
+  const postcodeFirst = POSTCODE_PLACE.test(rows[firstAddress]!.text) || UK_POSTCODE.test(rows[firstAddress]!.text);
+  return postcodeFirst && between.length <= 2 && between.every((r) => r.kind === 'name' || r.kind === 'other') ? next : firstAddress;
 }
 
 /**
@@ -157,7 +173,7 @@ export const headerBlock: Finder = (ctx) => {
       row: nameLines[0]!.row,
     },
   ];
-  const from = firstAddress >= 0 && firstAddress > end ? firstAddress : -1;
+  const from = addressStart(rows, end, firstAddress);
   if (from >= 0) {
     const block: Row[] = [];
     let afterPostcode = -1;
