@@ -3,7 +3,7 @@ import { currencyOf } from './normalise.js';
 import type { Candidate, FinderContext } from './finders/types.js';
 import { resolveAmounts, type Chosen, type ItemAmounts } from './resolve-amounts.js';
 import type { FoundField } from './types.js';
-import { keyOf } from './vendor.js';
+import { keyOf, sameCompany } from './vendor.js';
 
 const AMOUNT_FIELDS = new Set<string>(['total_amount', 'subtotal', 'tax_amount']);
 
@@ -77,7 +77,7 @@ export function resolve(candidates: Candidate[], ctx: FinderContext, items: Item
 
   const vendor = chosen.get('vendor_name');
   const addresses = ranked(of('vendor_address'));
-  const address = addresses.find((a) => vendor && a.candidate.belongsTo && keyOf(a.candidate.belongsTo) === keyOf(vendor.candidate.value));
+  const address = addresses.find((a) => vendor && a.candidate.belongsTo && sameCompany(a.candidate.belongsTo, vendor.candidate.value));
   if (address) chosen.set('vendor_address', address);
 
   const currency = currencyFor(chosen, of('currency'), ctx);

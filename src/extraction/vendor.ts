@@ -72,6 +72,12 @@ export function keyOf(name: string): string {
     .trim();
 }
 
+/** Whether two names name one company: the same key, or a brand and the legal name that begins with it ("Banh Mi Cafe", "BANH MI CAFE SDN BHD"). */
+export function sameCompany(a: string, b: string): boolean {
+  const [ka, kb] = [keyOf(a), keyOf(b)];
+  return ka === kb || ka.startsWith(`${kb} `) || kb.startsWith(`${ka} `);
+}
+
 /** "GmbH" or "Sdn. Bhd." alone: the end of a company's name, not a name. */
 export function isLegalFormOnly(text: string): boolean {
   return FORMS_ONLY.test(text.trim());

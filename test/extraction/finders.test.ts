@@ -324,6 +324,8 @@ describe('headerBlock', () => {
     // A street's number after a slash is no postcode: the address goes on to the line that has one.
     const street = layoutDocument(tillRoll(['ELKEN SERVICE SDN BHD', 'No 2-1 Jalan 3/1378 Batu 5', 'Jalan Kelang Lama 58000 Kuala Lumpur', 'Tel: 603-7985 9377', ['TOTAL', '9.90']]));
     expect(run(headerBlock, street)[1]!.value).toBe('No 2-1 Jalan 3/1378 Batu 5 Jalan Kelang Lama 58000 Kuala Lumpur');
+    const ampersand = layoutDocument(tillRoll(['THE COFFEE BEAN', '& TEA LEAF (M) SDN. BHD.', 'Lot F36, First Floor', '81300 Johor Bahru', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, ampersand)[0]!.value).toBe('THE COFFEE BEAN & TEA LEAF (M) SDN. BHD.');
   });
 });
 

@@ -188,6 +188,12 @@ describe('parties', () => {
     expect(found.get('vendor_address')).toMatchObject({ value: 'Lieferantenstraße 20, 80333 München', explanation: "2 lines under the seller's name on page 1" });
     expect(found.get('vendor_name')!.explanation).toMatch(/^first name under the label 'Verkäufer' on page 1, 1 line that is not a name skipped; also /);
   });
+
+  it('takes the company a trade name is owned by, with the address under the trade name', () => {
+    const found = fields(tillRoll(['Banh Mi Cafe', 'Dimiliki: banh mi cafe sdn bhd', 'No. 1 Jalan Puteri 7/10', 'Bandar Puteri, 47100 Puchong', 'TEL: 03-8060 1234', ['TOTAL', '23.25'], ['CASH', '50.00'], ['CHANGE', '26.75']]));
+    expect(found.get('vendor_name')).toMatchObject({ value: 'banh mi cafe sdn bhd', explanation: "label 'Dimiliki' on page 1, value to the right" });
+    expect(found.get('vendor_address')!.value).toBe('No. 1 Jalan Puteri 7/10 Bandar Puteri, 47100 Puchong');
+  });
 });
 
 describe('document_type', () => {

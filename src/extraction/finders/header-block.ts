@@ -150,8 +150,8 @@ export const headerBlock: Finder = (ctx) => {
     how = firstAddress >= 0 ? 'name line above the address' : 'first name line';
   }
   if (start < 0) return [];
-  // "PASARAYA BORONG PINTAR" over "SDN BHD": the company line only ends the name above it.
-  const onlyEnds = isLegalFormOnly(above[start]!.text) || /^(?:restaurant|restoran|sdn|bhd|s\/b)\b/i.test(above[start]!.text.trim());
+  // "PASARAYA BORONG PINTAR" over "SDN BHD", "THE COFFEE BEAN" over "& TEA LEAF (M) SDN BHD": the company line only ends the name above it.
+  const onlyEnds = isLegalFormOnly(above[start]!.text) || /^(?:&|(?:restaurant|restoran|sdn|bhd|s\/b)\b)/i.test(above[start]!.text.trim());
   if (onlyEnds && start > 0 && above[start - 1]!.kind === 'name') start -= 1;
   // A company name broken over two lines ("HOME MASTER HARDWARE &" / "ELECTRICAL").
   let end = start;
