@@ -139,7 +139,9 @@ export function parseAmount(text: string): ParsedAmount | null {
   const m = /(-|\()?(?<![\d.,])(\d{1,3}(?:[.,]\d{3})+(?:[.,]\d{1,4})?|\d+(?:[.,]\d{1,4})?)(?!\d|\s?%)(\))?/.exec(compact);
   if (!m) return null;
   const raw = m[2]!;
-  const negative = m[1] === '-' || (m[1] === '(' && m[3] === ')');
+  // "-RM 0.02", "- € 5,00": the sign before the currency.
+  const signedCurrency = m.index > 0 && /-\s?(?:[A-Z]{2,3}|[^\p{L}\p{N}\s.,()-])\s?$/u.test(compact.slice(0, m.index));
+  const negative = m[1] === '-' || (m[1] === '(' && m[3] === ')') || signedCurrency;
   const decimalAt = decimalMark(raw).at;
   const intPart = (decimalAt >= 0 ? raw.slice(0, decimalAt) : raw).replace(/[.,]/g, '');
   const fraction = decimalAt >= 0 ? raw.slice(decimalAt + 1) : '';

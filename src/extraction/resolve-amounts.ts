@@ -1,4 +1,4 @@
-import type { Candidate, DocumentType } from './finders/types.js';
+import type { Candidate, FinderContext } from './finders/types.js';
 
 /** What one independent check (subtotal + tax, cash - change) adds to a total's weight: two outweigh a label. */
 const CONFIRMS = 0.35;
@@ -6,6 +6,14 @@ const CONFIRMS = 0.35;
 /** Amounts agree when they are the same to the cent (floating point aside). */
 const agree = (a: number, b: number) => Math.abs(a - b) < 0.005;
 const money = (n: number) => n.toFixed(2);
+
+/** Two amounts as printed that differ in one figure only. */
+function oneFigureApart(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let apart = 0;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) apart += /\d/.test(a[i]!) && /\d/.test(b[i]!) ? 1 : 2;
+  return apart === 1;
+}
 
 export interface Chosen {
   candidate: Candidate;
@@ -39,7 +47,7 @@ export interface ItemAmounts {
   amounts: number[];
 }
 
-export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], items: ItemAmounts | null, documentType: DocumentType): Map<string, Chosen> {
+export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], items: ItemAmounts | null, { documentType, ocr }: Pick<FinderContext, 'documentType' | 'ocr'>): Map<string, Chosen> {
   const receipt = documentType === 'receipt';
   const totals = of('total_amount');
   const subtotals = of('subtotal');
@@ -80,6 +88,19 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
   // A receipt's "Total" before tax is a subtotal in all but name: "TOTAL 20.00, GST 1.20, NET TOTAL 21.20".
   const bases = [...subtotals, ...totals];
   const adjustments = [0, ...roundings.map((r) => r.amount!)];
+  // OCR misreads a figure of a printed total now and then ("112.46" for 112.45): subtotal, tax and
+  // rounding that add up to the printed total but for that one figure say what it is.
+  for (const t of totals.filter((t) => t.page !== undefined && ocr(t.page))) {
+    for (const s of subtotals) {
+      for (const x of taxes.filter((x) => x.amount! > 0)) {
+        for (const r of adjustments) {
+          const amount = Math.round((s.amount! + x.amount! + r) * 100) / 100;
+          if (agree(amount, t.amount!) || !oneFigureApart(money(amount), t.value)) continue;
+          hypotheses.push({ candidate: { ...t, value: money(amount), amount, score: 0.8 * t.score }, amount, support: 0, notes: [`printed ${t.value}, one figure off`] });
+        }
+      }
+    }
+  }
   for (const h of hypotheses) {
     const sum = bases.flatMap((s) => taxes.flatMap((x) => adjustments.map((r) => [s, x, r] as const))).find(([s, x, r]) => s !== h.candidate && s.amount! > 0 && s.amount! <= h.amount && agree(s.amount! + x.amount! + r, h.amount));
     if (sum) {
@@ -110,6 +131,8 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
       h.support += 0.1;
       h.notes.push('the largest amount on the receipt apart from the cash tendered');
     }
+    // A rounding line rounds what is paid in cash to five cents.
+    if (roundings.some((r) => !agree(r.amount!, 0)) && Math.round(h.amount * 100) % 5 === 0 && h.candidate.field !== 'amount') h.support += 0.05;
     if (h.amount < subtotalMax - 0.005) {
       h.support -= 0.2;
       h.notes.push('less than the subtotal');

@@ -53,7 +53,7 @@ export function resolve(candidates: Candidate[], ctx: FinderContext, items: Item
   const groups = new Map<string, Candidate[]>();
   for (const c of candidates) groups.set(c.field, [...(groups.get(c.field) ?? []), c]);
   const of = (field: string) => groups.get(field) ?? [];
-  const chosen = resolveAmounts(of, items, ctx.documentType);
+  const chosen = resolveAmounts(of, items, ctx);
 
   // The customer first, so that the vendor can be told apart from it.
   const order = ['customer_name', ...CANONICAL_FIELDS.filter((f) => f !== 'customer_name')];

@@ -88,6 +88,18 @@ describe('totals that add up', () => {
 });
 
 describe('receipts', () => {
+  it('reads a total OCR misread by one figure as what subtotal, tax and rounding make, on an OCR page only', () => {
+    const rows = tillRoll(['KEDAI MAJU SDN BHD', ['Sub Total (RM)', '106.10'], ['Total GST (RM)', '6.37'], ['Rounding (RM)', '-RM 0.02'], ['Total (RM)', '112.46']]);
+    const scanned = new Map(extractFields(layoutDocument(rows, 'ocr')).map((f) => [f.field, f]));
+    expect(scanned.get('total_amount')).toMatchObject({ value: '112.45', explanation: "label 'Total (RM)' on page 1, value to the right; printed 112.46, one figure off; equals subtotal 106.10 + tax 6.37 with the rounding -0.02" });
+    expect(fields(rows).get('total_amount')!.value).toBe('112.44');
+  });
+
+  it('takes the rounded total after the specks OCR read beside its label', () => {
+    const found = fields(tillRoll(['KEDAI MAJU SDN BHD', ['TOTAL', 'RM 33.92'], ['ROUNDING ADJ', '-RM 0.02'], ['TOTAL ROUNDED 7) 9 0', 'RM 33.90'], ['CASH', 'RM 50.00'], ['CHANGE', 'RM 16.10']]));
+    expect(found.get('total_amount')!.value).toBe('33.90');
+  });
+
   it('takes what was paid: the total after its rounding adjustment, confirmed by cash tendered minus change', () => {
     const found = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['TOTAL', '42.42'], ['ROUNDING ADJ', '-0.02'], ['CASH', '50.00'], ['CHANGE', '7.60']]));
     expect(found.get('document_type')!.value).toBe('receipt');

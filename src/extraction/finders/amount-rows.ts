@@ -9,6 +9,8 @@ import type { Candidate, Finder } from './types.js';
 /** What may stand between a label and its amount on a receipt row: leader dots, a colon, a currency. */
 const FILLER = /[\s.:：=*_\-–]*(?:\(?(?:RM|[A-Z]{3}|[^\p{L}\p{N}\s]{1,2})\)?)?[\s.:：=*_\-–]*$/u;
 
+const TRAILING_SPECKS = /(?:\s+[^\p{L}\s]+)+$/u;
+
 /** The last words of a row, as many as it takes to hold `text`. */
 function trailingWords(words: Word[], text: string): Word[] {
   let k = words.length - 1;
@@ -30,8 +32,11 @@ export const amountRows: Finder = (ctx) => {
     // "TOTAL (RM) :" loses its currency, "TOTAL GST" keeps its GST.
     const label = text.slice(0, last.index!).replace(FILLER, (filler) => (/[A-Z]{3}/.test(filler) && !currencyOf(filler) ? filler.replace(/[\s.:：=*_\-–]+$/u, '') : '')).trim();
     if (!/\p{L}{2}/u.test(label)) continue;
-    const match = matchLabel(label);
-    const amount = parseAmount(last[0]);
+    // "TOTAL ROUNDED 7) 9 0": specks and stray figures OCR read between the label and the amount.
+    const match = matchLabel(label) ?? matchLabel(label.replace(TRAILING_SPECKS, ''));
+    // "ROUNDING -RM 0.02": the sign stands before the currency.
+    const sign = text.slice(0, last.index!).match(/-\s?(?:[A-Z]{2,3}|[^\p{L}\p{N}\s])?\s?$/u)?.[0] ?? '';
+    const amount = parseAmount(sign + last[0]);
     if (!match || !amount) continue;
     const words = lines.flatMap((l) => l.words);
     const fields = match.fields.filter((f) => f.kind === 'amount');

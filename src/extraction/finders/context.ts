@@ -40,6 +40,7 @@ export function finderContext(doc: DocumentText): FinderContext & { documentType
     rows,
     lineOf: (word) => byWord.get(word),
     inRecipientBlock: (l) => recipients.has(l.line),
+    ocr: (page) => ocrPages.has(page),
     mended: (page, line) => (ocrPages.has(page) ? mendSlips(line) : line),
   };
 }

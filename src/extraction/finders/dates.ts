@@ -23,9 +23,8 @@ function squeezedDate(text: string, order: DateOrder): ParsedDate | null {
 export const unlabelledDates: Finder = (ctx) => {
   const out: Candidate[] = [];
   for (const row of ctx.rows) {
-    const ocr = ctx.doc.pages.find((p) => p.number === row.page)?.source === 'ocr';
     const text = ctx.mended(row.page, row.text);
-    const date = parseDate(text, ctx.order) ?? (ocr ? squeezedDate(text, ctx.order) : null);
+    const date = parseDate(text, ctx.order) ?? (ctx.ocr(row.page) ? squeezedDate(text, ctx.order) : null);
     if (!date) continue;
     const start = text.indexOf(date.matched);
     const timed = TIME.test(text.replace(date.matched, ' '));

@@ -2,6 +2,7 @@ import { isKnownLabel, type ValueKind } from '../labels.js';
 import { currencyOf, type DateOrder, ibanValid, parseAmount, parseDate } from '../normalise.js';
 import { EMAIL, PHONE } from '../patterns.js';
 import { isLegalFormOnly } from '../vendor.js';
+import { MONEY } from './amounts.js';
 
 export interface ReadValue {
   value: string;
@@ -21,7 +22,10 @@ export function readValue(kind: ValueKind, text: string, order: DateOrder): Read
     }
     case 'amount': {
       if (!/\d/.test(raw) || parseDate(raw)) return null;
-      const amount = parseAmount(raw);
+      const first = parseAmount(raw);
+      // "7) 9 0 RM 33.90": specks and counts OCR read before it; the amount with cents is the value.
+      const cents = raw.match(MONEY)?.[0];
+      const amount = first && cents && !/\d[.,]\d{2}(?!\d)/.test(first.matched) ? parseAmount(cents) : first;
       if (!amount) return null;
       // "12.30" is an amount; "3" under a "Total" column heading is more likely a count.
       return { value: amount.value, quality: /\d[.,]\d{2}(?!\d)/.test(amount.matched) ? 1 : 0.7 };

@@ -36,6 +36,8 @@ export interface FinderContext {
   lineOf(word: Word): Located | undefined;
   /** Lines of the customer's or delivery block (under "Bill to", "Käufer", "Ship to"). */
   inRecipientBlock(l: Located): boolean;
+  /** Whether the page was read by OCR (rather than from a text layer). */
+  ocr(page: number): boolean;
   /** Text of a page as amounts and dates are read from it: OCR's slips mended on OCR'd pages (see `mendSlips`). */
   mended(page: number, text: string): string;
 }
