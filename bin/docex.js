@@ -1,6 +1,3 @@
 #!/usr/bin/env node
-// The CLI is TypeScript run from source; tsx compiles it on the fly, as for the server.
-import { register } from 'tsx/esm/api';
-
-register();
-await import('../scripts/docex.ts');
+// The CLI as compiled into dist/ by `npm run build`, which `npm ci` runs.
+await import('../dist/scripts/docex.js');

@@ -51,7 +51,7 @@ const BYTES_PER_PIXEL = 4;
 export function createDocumentPool(config: DocumentPoolConfig, logger?: Logger): DocumentPool {
   const pool = createWorkerPool({
     name: 'document',
-    entry: new URL('./document-worker.ts', import.meta.url),
+    entry: new URL('./document-worker.js', import.meta.url),
     preload: PDFJS_MODULES,
     workers: config.documentWorkers,
     queueMax: config.documentQueueMax,

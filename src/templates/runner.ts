@@ -38,7 +38,7 @@ function where(templates: Template[], progress: Int32Array): string {
 export function createTemplateRunner(config: TemplateRunnerConfig, logger?: Logger): TemplateRunner {
   const pool = createWorkerPool({
     name: 'template',
-    entry: new URL('./template-worker.ts', import.meta.url),
+    entry: new URL('./template-worker.js', import.meta.url),
     workers: config.templateWorkers,
     // Only documents already read come here (every job is a continuation): no queue of new work to bound.
     queueMax: 0,

@@ -6,9 +6,12 @@ import type { Ready, Reply, SerializedError } from './protocol.js';
 export interface WorkerPoolOptions {
   /** Names the pool in logs and in its 503 message, e.g. "PDF". */
   name: string;
-  /** The worker's TypeScript entry, which calls `serve` (./serve.ts). */
+  /**
+   * The worker's entry, which calls `serve` (./serve.ts), named as an import names a module: `.js`,
+   * which is the compiled file in dist/ and stands for its `.ts` source when running from sources.
+   */
   entry: URL;
-  /** JavaScript modules (package specifiers) to load before the TypeScript loader, see ./bootstrap.mjs. */
+  /** JavaScript modules (package specifiers) to load before the entry, and before the TypeScript loader, see ./bootstrap.mjs. */
   preload?: string[];
   workers: number;
   /** New jobs allowed to wait for a worker; one more is refused with 503. */
@@ -90,6 +93,13 @@ interface Waiter {
 }
 
 const BOOTSTRAP = new URL('./bootstrap.mjs', import.meta.url);
+/**
+ * Whether this module, and with it those that name the workers' entries, runs from its TypeScript
+ * source (the tests, tsx) or from the build in dist/ (`npm start`): a worker then loads its entry's
+ * source through ./bootstrap.mjs's tsx, or the compiled file.
+ */
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+const workerEntry = (entry: URL) => (FROM_SOURCES ? new URL(entry.href.replace(/\.js$/, '.ts')) : entry);
 const RETRY_START_MS = 5_000;
 /** Int32 slots a worker shares with the main thread to say what it is doing. */
 const PROGRESS_SLOTS = 4;
@@ -112,6 +122,7 @@ function revive(error: SerializedError): Error {
  */
 export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const { logger, name } = options;
+  const entry = workerEntry(options.entry).href;
   const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({ state: 'down', worker: null, progress: new Int32Array(PROGRESS_SLOTS), job: null }));
   const waiting: Waiter[] = [];
   let closed = false;
@@ -122,7 +133,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   function start(slot: Slot): void {
     const shared = new SharedArrayBuffer(PROGRESS_SLOTS * Int32Array.BYTES_PER_ELEMENT);
     const worker = new Worker(BOOTSTRAP, {
-      workerData: { entry: options.entry.href, preload: options.preload ?? [], progress: shared },
+      workerData: { entry, preload: options.preload ?? [], progress: shared },
       resourceLimits: { maxOldGenerationSizeMb: options.heapMb },
       // Not the process's own flags (an inspector port, tsx's loader, a test runner's): the bootstrap sets up what the worker needs.
       execArgv: [],

@@ -1,26 +1,13 @@
-import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sh } from '../support/sh.js';
 import { startTestServer, type TestServer } from './helpers.js';
 
-const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
 const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
-
-/** Runs a command, failing with its output when it fails. */
-async function sh(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  try {
-    const { stdout } = await run(file, args, { cwd, env, maxBuffer: 16 * 1024 * 1024 });
-    return stdout;
-  } catch (err) {
-    const { stdout, stderr } = err as { stdout?: string; stderr?: string };
-    throw new Error(`${file} ${args.join(' ')} failed:\n${stdout ?? ''}${stderr ?? ''}`);
-  }
-}
 
 /**
  * The client as a user gets it: built, packed, installed from the tarball into a project of its

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashesEqual, hashKey } from '../../src/auth/keys.js';
+import { docex } from '../cli/run.js';
 import { databases } from '../store/databases.js';
 import { startApiServer, type ApiServer } from '../support/api-server.js';
 import { EU_INVOICE, invoicePdf } from '../fixtures/documents.js';
@@ -134,17 +133,17 @@ describe.each(databases)('changes made with the docex CLI, another process, on $
   });
 
   // Run without blocking: the server shares this test's event loop and must go on committing.
-  const docex = (...args: string[]) => promisify(execFile)(process.execPath, ['bin/docex.js', ...args], { env: { ...process.env, DATABASE_URL: api.databaseUrl } });
+  const cli = async (...args: string[]) => expect(await docex(args, { DATABASE_URL: api.databaseUrl })).toMatchObject({ code: 0 });
 
   it('count from the next request, although the server remembers authenticated keys', async () => {
     const { secret, keyId, workspaceId } = await api.newKey({ plan: 'free' });
     const me = () => api.call('getMe', 'GET', '/v1/me', { key: secret });
     for (let i = 0; i < 3; i++) expect((await me()).status).toBe(200);
-    await docex('workspace', 'set-plan', workspaceId, '--plan', 'pro');
+    await cli('workspace', 'set-plan', workspaceId, '--plan', 'pro');
     const afterPlan = await me();
     expect((afterPlan.body as { workspace: { plan: string } }).workspace.plan).toBe('pro');
     expect(afterPlan.headers.get('x-ratelimit-limit')).toBe('60');
-    await docex('key', 'revoke', keyId);
+    await cli('key', 'revoke', keyId);
     expect((await me()).status).toBe(401);
   });
 });

@@ -3,16 +3,7 @@ import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { databases, type TestDatabase } from '../store/databases.js';
 import { invoicePdf } from '../client/helpers.js';
-
-/** /readyz once the OCR pool has started (it starts in the background), a bounded number of tries. */
-async function readiness(url: string): Promise<Response> {
-  let res = await fetch(`${url}/readyz`);
-  for (let attempt = 0; attempt < 100 && res.status !== 200; attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    res = await fetch(`${url}/readyz`);
-  }
-  return res;
-}
+import { readiness } from '../support/readiness.js';
 
 describe.each(databases)('health, readiness and metrics ($name)', (kind) => {
   let database: TestDatabase;

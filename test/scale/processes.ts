@@ -17,12 +17,14 @@ export interface ServerProcess {
 }
 
 /**
- * A node process running `args` through tsx's loader (Node itself rather than the tsx command,
- * which runs the script as a grandchild that a SIGKILL to the child would leave running);
- * resolves once it logs the JSON line whose `msg` is `ready`.
+ * Node's arguments to run a TypeScript file through tsx's loader (Node itself rather than the tsx
+ * command, which runs the script as a grandchild that a SIGKILL to the child would leave running).
  */
+export const fromSources = (file: string) => ['--import', 'tsx', file];
+
+/** A node process run with `args`; resolves once it logs the JSON line whose `msg` is `ready`. */
 function startProcess(args: string[], env: Record<string, string>, ready: string, what: string): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'info', OCR_WORKERS: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -52,14 +54,17 @@ function startProcess(args: string[], env: Record<string, string>, ready: string
   });
 }
 
-/** `npm start` as a child process on a random port; resolves once it logs "docex listening". */
-export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  return startProcess(['src/main.ts'], { PORT: '0', ...env }, 'docex listening', 'server');
+/**
+ * The server as a child process on a random port, from its sources, or from the build in dist/ as
+ * `npm start` runs it; resolves once it logs "docex listening".
+ */
+export function startServerProcess(env: Record<string, string>, from: 'sources' | 'dist' = 'sources'): Promise<ServerProcess> {
+  return startProcess(from === 'dist' ? ['dist/src/main.js'] : fromSources('src/main.ts'), { PORT: '0', ...env }, 'docex listening', 'server');
 }
 
-/** `docex worker` as a child process; resolves once it logs "docex worker ready". */
+/** `docex worker` as a child process, from its sources; resolves once it logs "docex worker ready". */
 export function startWorkerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  return startProcess(['scripts/docex.ts', 'worker'], env, 'docex worker ready', 'worker');
+  return startProcess([...fromSources('scripts/docex.ts'), 'worker'], env, 'docex worker ready', 'worker');
 }
 
 export async function freePort(): Promise<number> {

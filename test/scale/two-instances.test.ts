@@ -6,6 +6,7 @@ import { openStore, type Store } from '../../src/store/index.js';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import { databases, testRedisUrl, type TestDatabase } from '../store/databases.js';
+import { readiness } from '../support/readiness.js';
 import { freePort, startRedis, startServerProcess, type RedisProcess, type ServerProcess } from './processes.js';
 
 const postgres = databases.find((d) => d.name === 'postgres');
@@ -13,17 +14,6 @@ const redisUrl = testRedisUrl();
 
 async function me(url: string, key: string): Promise<Response> {
   return fetch(`${url}/v1/me`, { headers: { Authorization: `Bearer ${key}` } });
-}
-
-/** /readyz once the OCR pool has finished starting (it starts in the background), a bounded number of tries. */
-async function readiness(url: string): Promise<unknown> {
-  let body: { status?: string; checks?: { ocr?: string } } = {};
-  for (let attempt = 0; attempt < 100; attempt++) {
-    body = await (await fetch(`${url}/readyz`)).json();
-    if (body.checks?.ocr === 'ok') break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return body;
 }
 
 describe.runIf(postgres && redisUrl)('two server processes on one PostgreSQL and one Redis', () => {
@@ -61,7 +51,7 @@ describe.runIf(postgres && redisUrl)('two server processes on one PostgreSQL and
 
   it('both report ready with the database and Redis checked', async () => {
     for (const server of servers) {
-      expect(await readiness(server.url)).toEqual({ status: 'ok', checks: { database: 'ok', rate_limit_store: 'ok', ocr: 'ok' } });
+      expect(await (await readiness(server.url)).json()).toEqual({ status: 'ok', checks: { database: 'ok', rate_limit_store: 'ok', ocr: 'ok' } });
     }
   });
 });
@@ -117,7 +107,7 @@ describe.runIf(redisUrl)('a Redis outage', () => {
       if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(status).toBe(200);
-    expect(await readiness(server.url)).toMatchObject({ status: 'ok', checks: { rate_limit_store: 'ok' } });
+    expect(await (await readiness(server.url)).json()).toMatchObject({ status: 'ok', checks: { rate_limit_store: 'ok' } });
     expect(server.child.exitCode).toBeNull();
   });
 

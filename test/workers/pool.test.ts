@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocumentError } from '../../src/errors.js';
 import { createWorkerPool, WorkerStopped, type WorkerPool } from '../../src/workers/pool.js';
 
-const entry = new URL('./test-worker.ts', import.meta.url);
+const entry = new URL('./test-worker.js', import.meta.url);
 
 async function stoppedBy(promise: Promise<unknown>): Promise<WorkerStopped> {
   const err = await promise.then(
