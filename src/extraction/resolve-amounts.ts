@@ -131,6 +131,12 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
       h.support += 0.1;
       h.notes.push('the largest amount on the receipt apart from the cash tendered');
     }
+    // "Total : 20.00" in a tax summary is the subtotal, when the subtotal plus its tax is printed too.
+    const taxed = taxes.find((x) => x.amount! > 0 && [...unlabelled, ...totals].some((a) => agree(a.amount!, h.amount + x.amount!)));
+    if (taxed && subtotals.some((s) => s !== h.candidate && agree(s.amount!, h.amount))) {
+      h.support -= 0.3;
+      h.notes.push(`equals the subtotal, to which tax ${taxed.value} is added`);
+    }
     // A rounding line rounds what is paid in cash to five cents.
     if (roundings.some((r) => !agree(r.amount!, 0)) && Math.round(h.amount * 100) % 5 === 0 && h.candidate.field !== 'amount') h.support += 0.05;
     if (h.amount < subtotalMax - 0.005) {

@@ -95,6 +95,13 @@ describe('receipts', () => {
     expect(fields(rows).get('total_amount')!.value).toBe('112.44');
   });
 
+  it('reads no amount from a figure inside a word, and takes subtotal + tax over a "Total" that is the subtotal', () => {
+    const found = fields(tillRoll(['KEDAI MAJU SDN BHD', ['TOTAL EXCL.G5T', '28.11'], ['ADD GST @ 6%', '1.69'], ['', '29.80'], ['CASH', '50.00'], ['CHANGE', '20.20']]));
+    expect(found.get('total_amount')!.value).toBe('29.80');
+    const summary = fields(tillRoll(['KEDAI MAJU SDN BHD', ['Total Sales (Excluding GST)', '20.00'], ['Total GST', '1.20'], ['Sales (Inclusive of GST)', '21.20'], ['GST Summary', ''], ['Total :', '20.00']]));
+    expect(summary.get('total_amount')!.value).toBe('21.20');
+  });
+
   it('takes the rounded total after the specks OCR read beside its label', () => {
     const found = fields(tillRoll(['KEDAI MAJU SDN BHD', ['TOTAL', 'RM 33.92'], ['ROUNDING ADJ', '-RM 0.02'], ['TOTAL ROUNDED 7) 9 0', 'RM 33.90'], ['CASH', 'RM 50.00'], ['CHANGE', 'RM 16.10']]));
     expect(found.get('total_amount')!.value).toBe('33.90');

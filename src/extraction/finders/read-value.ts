@@ -22,10 +22,13 @@ export function readValue(kind: ValueKind, text: string, order: DateOrder): Read
     }
     case 'amount': {
       if (!/\d/.test(raw) || parseDate(raw)) return null;
-      const first = parseAmount(raw);
+      const parsed = parseAmount(raw);
+      // A figure inside a word ("EXCL.G5T", OCR's S read as 5) is no amount.
+      const at = parsed ? raw.indexOf(parsed.matched) : -1;
+      const first = parsed && /\p{L}/u.test(raw[at - 1] ?? '') && /\p{L}/u.test(raw[at + parsed.matched.length] ?? '') ? null : parsed;
       // "7) 9 0 RM 33.90": specks and counts OCR read before it; the amount with cents is the value.
       const cents = raw.match(MONEY)?.[0];
-      const amount = first && cents && !/\d[.,]\d{2}(?!\d)/.test(first.matched) ? parseAmount(cents) : first;
+      const amount = cents && !(first && /\d[.,]\d{2}(?!\d)/.test(first.matched)) ? parseAmount(cents) : first;
       if (!amount) return null;
       // "12.30" is an amount; "3" under a "Total" column heading is more likely a count.
       return { value: amount.value, quality: /\d[.,]\d{2}(?!\d)/.test(amount.matched) ? 1 : 0.7 };
