@@ -99,7 +99,8 @@ export function dateOrderOf(text: string): DateOrder {
     if (+m[2]! > 12 && +m[1]! <= 12) return 'month-first';
   }
   if (MONTH_DAY_YEAR.test(text) && !DAY_MONTH_YEAR.test(text)) return 'month-first';
-  if (/\bUSD\b|US\$|(?<![A-Z])\$\s?\d/.test(text) && !/€|\bEUR\b|£|\bGBP\b|\bCAD\b|\bAUD\b/.test(text)) return 'month-first';
+  // A dollar amount has cents: "$000022185" is a registration number OCR began with a dollar sign.
+  if (/\bUSD\b|US\$|(?<![A-Z])\$\s?\d[\d,]*\.\d{2}(?!\d)/.test(text) && !/€|\bEUR\b|£|\bGBP\b|\bCAD\b|\bAUD\b/.test(text)) return 'month-first';
   return 'day-first';
 }
 

@@ -108,8 +108,9 @@ function currencyFor(chosen: Map<string, Chosen>, labelled: Candidate[], ctx: Fi
   }
   const counts = new Map<string, number>();
   for (const line of ctx.text.replace(/\t/g, ' ').split(/[\n\f]/)) {
-    // Only a currency written at an amount: "PEN BLUE" on a receipt is a pen, not Peruvian soles.
-    const code = /\d/.test(line) ? currencyOf(line) : null;
+    // Only a currency written at an amount with cents: "PEN BLUE" on a receipt is a pen, not
+    // Peruvian soles, and "$000022185" a registration number OCR began with a dollar sign.
+    const code = /\d[.,]\d{2}(?!\d)/.test(line) ? currencyOf(line) : null;
     const atAmount = code && (!line.includes(code) || new RegExp(`${code}\\s?-?\\d|\\d\\s?${code}`).test(line));
     if (code && atAmount) counts.set(code, (counts.get(code) ?? 0) + 1);
   }

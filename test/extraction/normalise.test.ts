@@ -45,6 +45,8 @@ describe('parseDate', () => {
     expect(dateOrderOf('Total $1,234.50 Due 04/05/2026')).toBe('month-first');
     expect(dateOrderOf('Total 1.234,50 € Due 04/05/2026')).toBe('day-first');
     expect(dateOrderOf('Due 04/05/2026')).toBe('day-first');
+    // A dollar sign OCR read before a registration number is no US amount.
+    expect(dateOrderOf('$000022185 06/03/2018')).toBe('day-first');
   });
 });
 

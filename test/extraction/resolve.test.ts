@@ -102,6 +102,12 @@ describe('receipts', () => {
     expect(summary.get('total_amount')!.value).toBe('21.20');
   });
 
+  it('takes no currency from a dollar sign before a number without cents', () => {
+    const found = fields(tillRoll(['KEDAI MAJU SDN BHD', '$000046284', ['TOTAL', '12.00'], ['CASH', '20.00'], ['CHANGE', '8.00']]));
+    expect(found.get('currency')).toBeUndefined();
+    expect(fields(tillRoll(['KEDAI MAJU SDN BHD', ['TOTAL', '$ 12.00']])).get('currency')!.value).toBe('USD');
+  });
+
   it('takes the rounded total after the specks OCR read beside its label', () => {
     const found = fields(tillRoll(['KEDAI MAJU SDN BHD', ['TOTAL', 'RM 33.92'], ['ROUNDING ADJ', '-RM 0.02'], ['TOTAL ROUNDED 7) 9 0', 'RM 33.90'], ['CASH', 'RM 50.00'], ['CHANGE', 'RM 16.10']]));
     expect(found.get('total_amount')!.value).toBe('33.90');
