@@ -13,6 +13,8 @@ export interface PixelWord {
   symbols: { text: string; bbox: { x0: number; x1: number } }[];
 }
 
+const LETTER = /^\p{L}$/u;
+
 /** Without spaces to go by on a line, a space is taken to be this many text heights wide. */
 const SPACE_HEIGHTS = 0.35;
 /** A gap inside a word this much of the line's typical space wide is a space. */
@@ -35,10 +37,15 @@ export function splitAtSpaces(line: PixelWord[]): PixelWord[] {
   return line.flatMap((word) => {
     const { symbols } = word;
     if (symbols.length < 2 || symbols.map((s) => s.text).join('') !== word.text) return [word];
+    const gaps = symbols.slice(1).map((s, i) => s.bbox.x0 - symbols[i]!.bbox.x1 - blank(s) - blank(symbols[i]!));
+    const betweenLetters = symbols.slice(1).map((s, i) => LETTER.test(s.text) && LETTER.test(symbols[i]!.text));
+    // Letters set wide apart ("W E S T E R N" on a till's header) stand as far apart as a narrow
+    // space: between two letters a space is a gap well past the word's own letter spacing too.
+    // Figures keep the old rule: the gap in "1 20" is the decimal point OCR lost.
+    const tracking = 2 * Math.max(0, median(gaps.filter((_, i) => betweenLetters[i])) ?? 0);
     const pieces: PixelWord['symbols'][] = [[symbols[0]!]];
     for (let i = 1; i < symbols.length; i += 1) {
-      const gap = symbols[i]!.bbox.x0 - symbols[i - 1]!.bbox.x1 - blank(symbols[i]!) - blank(symbols[i - 1]!);
-      if (gap >= space) pieces.push([]);
+      if (gaps[i - 1]! >= space && (!betweenLetters[i - 1] || gaps[i - 1]! >= tracking)) pieces.push([]);
       pieces.at(-1)!.push(symbols[i]!);
     }
     if (pieces.length === 1) return [word];

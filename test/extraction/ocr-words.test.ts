@@ -33,6 +33,13 @@ describe('splitAtSpaces', () => {
     expect(texts([word('1.00kg', 0, {}, '1.')])).toEqual(['1.00kg']);
   });
 
+  it('keeps letters set wide apart in one word, but cuts figures where a point was lost', () => {
+    // Every letter of 'WESTERN' stands 16 pixels past the usual pitch, nearly a space (20) apart.
+    const wide = (text: string, x: number) => word(text, x, Object.fromEntries([...text].map((_, i) => [i, i ? 16 : 0])));
+    expect(texts([wide('WESTERN', 0), wide('EASTERN', 300)])).toEqual(['WESTERN', 'EASTERN']);
+    expect(texts([word('Total', 0), word('GST', 128), word('120', 220, { 1: 24 })])).toEqual(['Total', 'GST', '1', '20']);
+  });
+
   it('leaves a word alone whose symbols do not spell it', () => {
     const odd = { ...word('$ 42', 0, { 1: 40 }), text: '$42' };
     expect(texts([odd])).toEqual(['$42']);
