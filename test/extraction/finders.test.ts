@@ -13,7 +13,7 @@ import { numberAfterTitle, numberBesideTitle } from '../../src/extraction/finder
 import type { Candidate, Finder } from '../../src/extraction/finders/types.js';
 import { vendorSignals } from '../../src/extraction/finders/vendor-signals.js';
 import type { DocumentText, PageText } from '../../src/extraction/types.js';
-import { DE_INVOICE, layoutDocument, MY_RECEIPT, sheet, tillRoll } from '../fixtures/documents.js';
+import { DE_INVOICE, layoutDocument, MY_RECEIPT, sheet, tillRoll, type Layout } from '../fixtures/documents.js';
 
 /**
  * Each finder called on its own, on documents built here from words with boxes: the Malaysian
@@ -335,6 +335,11 @@ describe('vendorSignals', () => {
       { field: 'vendor_name', value: 'Lieferant GmbH', explanation: "company form 'GmbH' at the top of page 1; most prominent line at the top of page 1 (no vendor label)" },
       { field: 'vendor_address', value: 'Lieferantenstraße 20 · 80333 München · Deutschland', belongsTo: 'Lieferant GmbH' },
     ]);
+  });
+
+  it('takes no street for a company, however prominent', () => {
+    const street: Layout = { width: 227, height: 440, texts: [{ text: 'Jalan Lapangan Terbang Subang', x: 20, y: 30, size: 14 }, { text: 'Receipt', x: 20, y: 60 }, { text: 'Total 12.00', x: 20, y: 80 }] };
+    expect(run(vendorSignals, layoutDocument(street))).toEqual([]);
   });
 
   it('proposes nothing without a signal', () => {
