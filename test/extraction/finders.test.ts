@@ -307,6 +307,9 @@ describe('headerBlock', () => {
     expect(run(headerBlock, split).map((c) => c.value)).toEqual(['PASARAYA BORONG PINTAR SDN BHD', 'LOT 18-A, JALAN KPB 6, 43300 SERI KEMBANGAN']);
     const trailing = layoutDocument(tillRoll(['GOLDEN SCOOP SDN BHD (169609-A)', 'NO. 3, JALAN TIN', '43000 KAJANG', ['TOTAL', '9.90'], ['CASH', '10.00'], ['CHANGE', '0.10']]));
     expect(run(headerBlock, trailing).map((c) => c.value)).toEqual(['GOLDEN SCOOP SDN BHD', 'NO. 3, JALAN TIN 43000 KAJANG']);
+    // A seven-digit registration number reads like a phone number; the company line before it still names the vendor.
+    const phoneLike = layoutDocument(tillRoll(['VIVO MARKETING SDN BHD (1070687-M)', 'JALAN MANIS 4 TAMAN SEGAR 56100 KL', 'TEL: 03-91334364', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, phoneLike).map((c) => c.value)).toEqual(['VIVO MARKETING SDN BHD', 'JALAN MANIS 4 TAMAN SEGAR 56100 KL']);
   });
 
   it('ends the name at a registration number with more after it, and drops specks OCR read after a name in capitals', () => {

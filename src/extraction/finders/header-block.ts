@@ -81,6 +81,9 @@ function kindOf(text: string, lines: Line[]): Kind {
   // "GST ID: 0012", "TEL: 07-35": letterheads carry labelled details; they stop an address, not the header.
   if (isKnownLabel(trimmed.replace(/\s*[:：].*$/, ''))) return 'contact';
   if (REGISTRATION_NUMBER.test(trimmed.replace(/\s+/g, ' ')) || has(trimmed, REGISTRATION)) return 'registration';
+  // "VIVOPAC MARKETING SDN BHD (1070687-M)": the registration number reads like a phone number; the name before it decides.
+  const named = nameOf(trimmed);
+  if (named !== trimmed && (hasLegalForm(named) || business(named)) && readsLikeName(named)) return 'name';
   const street = isStreetLine(trimmed);
   // An address line may hold a colon ("NO: 1-1&2 GROUND FLOOR"); a phone, mail or web address it does not.
   if (isAddressOrContact(trimmed.replace(/[:：]/g, ' ')) && !street) return 'contact';
