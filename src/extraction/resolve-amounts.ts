@@ -30,6 +30,19 @@ interface Hypothesis extends Chosen {
   beforeRounding?: number;
 }
 
+/** A rounding and a service charge, either of them 0, added between the subtotal and the total. */
+interface Adjustment {
+  amount: number;
+  rounding: number;
+  charge: number;
+}
+
+/** The adjustment as the explanation says it: " with the service charge 29.50 and the rounding -0.02". */
+function adjusted({ rounding, charge }: Adjustment, joiner: string): string {
+  const parts = [...(charge ? [`the service charge ${money(charge)}`] : []), ...(rounding ? [`the rounding ${money(rounding)}`] : [])];
+  return parts.length ? ` ${joiner} ${parts.join(' and ')}` : '';
+}
+
 const byScore = (a: { candidate: Candidate; support: number }, b: { candidate: Candidate; support: number }) => b.candidate.score + b.support - (a.candidate.score + a.support);
 
 /**
@@ -87,14 +100,16 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
   }
   // A receipt's "Total" before tax is a subtotal in all but name: "TOTAL 20.00, GST 1.20, NET TOTAL 21.20".
   const bases = [...subtotals, ...totals];
-  const adjustments = [0, ...roundings.map((r) => r.amount!)];
+  // What a till adds between the subtotal and the total besides tax: a service charge, a rounding, or both.
+  const charges = [0, ...of('service_charge').filter((c) => c.amount! > 0).map((c) => c.amount!)];
+  const adjustments: Adjustment[] = [0, ...roundings.map((r) => r.amount!)].flatMap((rounding) => charges.map((charge) => ({ amount: rounding + charge, rounding, charge })));
   // OCR misreads a figure of a printed total now and then ("112.46" for 112.45): subtotal, tax and
   // rounding that add up to the printed total but for that one figure say what it is.
   for (const t of totals.filter((t) => t.page !== undefined && ocr(t.page))) {
     for (const s of subtotals) {
       for (const x of taxes.filter((x) => x.amount! > 0)) {
         for (const r of adjustments) {
-          const amount = Math.round((s.amount! + x.amount! + r) * 100) / 100;
+          const amount = Math.round((s.amount! + x.amount! + r.amount) * 100) / 100;
           if (agree(amount, t.amount!) || !oneFigureApart(money(amount), t.value)) continue;
           hypotheses.push({ candidate: { ...t, value: money(amount), amount, score: 0.8 * t.score }, amount, support: 0, notes: [`printed ${t.value}, one figure off`] });
         }
@@ -102,11 +117,11 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
     }
   }
   for (const h of hypotheses) {
-    const sum = bases.flatMap((s) => taxes.flatMap((x) => adjustments.map((r) => [s, x, r] as const))).find(([s, x, r]) => s !== h.candidate && s.amount! > 0 && s.amount! <= h.amount && agree(s.amount! + x.amount! + r, h.amount));
+    const sum = bases.flatMap((s) => taxes.flatMap((x) => adjustments.map((r) => [s, x, r] as const))).find(([s, x, r]) => s !== h.candidate && s.amount! > 0 && s.amount! <= h.amount && agree(s.amount! + x.amount! + r.amount, h.amount));
     if (sum) {
       const [s, x, r] = sum;
       h.support += CONFIRMS;
-      h.notes.push(`equals subtotal ${s.value} + tax ${x.value}${r ? ` with the rounding ${r.toFixed(2)}` : ''}`);
+      h.notes.push(`equals subtotal ${s.value} + tax ${x.value}${adjusted(r, 'with')}`);
     }
     const paid = tendered.flatMap((p) => changes.map((c) => [p, c] as const)).find(([p, c]) => agree(p.amount! - c.amount!, h.amount) && c.amount! > 0);
     if (paid && !h.fromPayment) {
@@ -165,10 +180,10 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
   }
   chosen.set('total_amount', { ...total, candidate: { ...total.candidate, field: 'total_amount' } });
 
-  const fitting = subtotals.flatMap((s) => taxes.flatMap((x) => adjustments.map((r) => [s, x, r] as const))).filter(([s, x, r]) => agree(s.amount! + x.amount! + r, total.amount));
+  const fitting = subtotals.flatMap((s) => taxes.flatMap((x) => adjustments.map((r) => [s, x, r] as const))).filter(([s, x, r]) => agree(s.amount! + x.amount! + r.amount, total.amount));
   if (fitting.length) {
     const [s, x, r] = fitting.sort((a, b) => b[0].score + b[1].score - (a[0].score + a[1].score))[0]!;
-    const rounded = r ? ` and the rounding ${r.toFixed(2)}` : '';
+    const rounded = adjusted(r, 'and');
     chosen.set('subtotal', { candidate: s, support: 0.15, notes: [`with tax ${x.value}${rounded} makes the total ${total.candidate.value}`] });
     chosen.set('tax_amount', { candidate: x, support: 0.15, notes: [`with subtotal ${s.value}${rounded} makes the total ${total.candidate.value}`] });
     return chosen;

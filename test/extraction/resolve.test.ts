@@ -133,6 +133,12 @@ describe('receipts', () => {
     expect(total.confidence).toBeGreaterThanOrEqual(95);
   });
 
+  it('counts a service charge between the subtotal and a total whose label OCR garbled', () => {
+    const found = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['SUB TOTAL', '295.00'], ['SERVICE CHARGE 10%', '29.50'], ['GST 6%', '19.47'], ['ROUNDING ADJ', '-0.02'], ['[UTAL', '343.95'], 'THANK YOU']));
+    expect(found.get('total_amount')).toMatchObject({ value: '343.95', explanation: expect.stringContaining('equals subtotal 295.00 + tax 19.47 with the service charge 29.50 and the rounding -0.02') });
+    expect(values(found)).toMatchObject({ subtotal: '295.00', tax_amount: '19.47' });
+  });
+
   it('without a total label, takes cash tendered minus change, at a lower confidence than a labelled total', () => {
     const found = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['CASH', '50.00'], ['CHANGE', '7.60'], 'THANK YOU']));
     const total = found.get('total_amount')!;
