@@ -151,6 +151,9 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
     if (taxed && subtotals.some((s) => s !== h.candidate && agree(s.amount!, h.amount))) {
       h.support -= 0.3;
       h.notes.push(`equals the subtotal, to which tax ${taxed.value} is added`);
+    } else if (taxed) {
+      h.support -= 0.2;
+      h.notes.push(`with tax ${taxed.value} it makes another amount printed`);
     }
     // A rounding line rounds what is paid in cash to five cents.
     if (roundings.some((r) => !agree(r.amount!, 0)) && Math.round(h.amount * 100) % 5 === 0 && h.candidate.field !== 'amount') h.support += 0.05;

@@ -139,6 +139,11 @@ describe('receipts', () => {
     expect(values(found)).toMatchObject({ subtotal: '295.00', tax_amount: '19.47' });
   });
 
+  it('takes no "Gross Amount" for the total when tax added to it makes another amount printed', () => {
+    const found = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['Gross Amount', '40.00'], ['Total GST Amt', '2.40'], ['Sub Total', '42.40'], ['Total (RH)', ''], 'THANK YOU']));
+    expect(found.get('total_amount')!.value).toBe('42.40');
+  });
+
   it('without a total label, takes cash tendered minus change, at a lower confidence than a labelled total', () => {
     const found = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['CASH', '50.00'], ['CHANGE', '7.60'], 'THANK YOU']));
     const total = found.get('total_amount')!;
