@@ -43,6 +43,8 @@ function adjusted({ rounding, charge }: Adjustment, joiner: string): string {
   return parts.length ? ` ${joiner} ${parts.join(' and ')}` : '';
 }
 
+const fiveCents = (n: number) => Math.round(n * 100) % 5 === 0;
+
 const byScore = (a: { candidate: Candidate; support: number }, b: { candidate: Candidate; support: number }) => b.candidate.score + b.support - (a.candidate.score + a.support);
 
 /**
@@ -102,7 +104,10 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
   const bases = [...subtotals, ...totals];
   // What a till adds between the subtotal and the total besides tax: a service charge, a rounding, or both.
   const charges = [0, ...of('service_charge').filter((c) => c.amount! > 0).map((c) => c.amount!)];
-  const adjustments: Adjustment[] = [0, ...roundings.map((r) => r.amount!)].flatMap((rounding) => charges.map((charge) => ({ amount: rounding + charge, rounding, charge })));
+  // Two labelled totals a few cents apart, the later in five cents: the first rounded for cash, whether or not OCR read the rounding line's figure.
+  const roundedPairs = totals.flatMap((a) => totals.filter((b) => (a.row ?? 0) < (b.row ?? 0) && Math.abs(b.amount! - a.amount!) < 0.05 && fiveCents(b.amount!) && !fiveCents(a.amount!)).map((b) => [a, b] as const));
+  const implied = roundedPairs.map(([a, b]) => Math.round((b.amount! - a.amount!) * 100) / 100);
+  const adjustments: Adjustment[] = [0, ...roundings.map((r) => r.amount!), ...implied].flatMap((rounding) => charges.map((charge) => ({ amount: rounding + charge, rounding, charge })));
   // OCR misreads a figure of a printed total now and then ("112.46" for 112.45): subtotal, tax and
   // rounding that add up to the printed total but for that one figure say what it is.
   for (const t of totals.filter((t) => t.page !== undefined && ocr(t.page))) {
@@ -155,8 +160,17 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
       h.support -= 0.2;
       h.notes.push(`with tax ${taxed.value} it makes another amount printed`);
     }
+    // Two totals a few cents apart: the later one, in five cents, is the first rounded for cash, whether or not OCR read the rounding line's figure.
+    const pair = roundedPairs.find(([a, b]) => a === h.candidate || b === h.candidate);
+    if (pair && pair[1] === h.candidate) {
+      h.support += 0.15;
+      h.notes.push(`the total ${pair[0].value} rounded`);
+    } else if (pair) {
+      h.support -= 0.15;
+      h.notes.push(`rounded to ${pair[1].value} further down`);
+    }
     // A rounding line rounds what is paid in cash to five cents.
-    if (roundings.some((r) => !agree(r.amount!, 0)) && Math.round(h.amount * 100) % 5 === 0 && h.candidate.field !== 'amount') h.support += 0.05;
+    if (roundings.some((r) => !agree(r.amount!, 0)) && fiveCents(h.amount) && h.candidate.field !== 'amount') h.support += 0.05;
     if (h.amount < subtotalMax - 0.005) {
       h.support -= 0.2;
       h.notes.push('less than the subtotal');

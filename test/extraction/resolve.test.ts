@@ -144,6 +144,11 @@ describe('receipts', () => {
     expect(found.get('total_amount')!.value).toBe('42.40');
   });
 
+  it('takes the later of two totals a few cents apart, in five cents, when OCR lost the rounding line’s figure', () => {
+    const found = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['Total (Excluding GST):', '21.94'], ['GST payable (6%):', '1.32'], ['Total (Inclusive of GST):', '23.26'], ['Rounding Adj:', ''], ['TOTAL:', '23.25'], 'THANK YOU']));
+    expect(found.get('total_amount')).toMatchObject({ value: '23.25', explanation: expect.stringContaining('the total 23.26 rounded') });
+  });
+
   it('without a total label, takes cash tendered minus change, at a lower confidence than a labelled total', () => {
     const found = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['CASH', '50.00'], ['CHANGE', '7.60'], 'THANK YOU']));
     const total = found.get('total_amount')!;
