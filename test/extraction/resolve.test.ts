@@ -149,6 +149,11 @@ describe('receipts', () => {
     expect(found.get('total_amount')).toMatchObject({ value: '23.25', explanation: expect.stringContaining('the total 23.26 rounded') });
   });
 
+  it('takes a card payment for the amount paid when OCR lost the total', () => {
+    const found = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['J RS EY:', ''], ['Master Card', '63.80'], 'THANK YOU']));
+    expect(found.get('total_amount')).toMatchObject({ value: '63.80', explanation: expect.stringContaining('63.80 paid, no change given') });
+  });
+
   it('without a total label, takes cash tendered minus change, at a lower confidence than a labelled total', () => {
     const found = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['CASH', '50.00'], ['CHANGE', '7.60'], 'THANK YOU']));
     const total = found.get('total_amount')!;
