@@ -308,6 +308,9 @@ describe('headerBlock', () => {
     const trailing = layoutDocument(tillRoll(['GOLDEN SCOOP SDN BHD (169609-A)', 'NO. 3, JALAN TIN', '43000 KAJANG', ['TOTAL', '9.90'], ['CASH', '10.00'], ['CHANGE', '0.10']]));
     expect(run(headerBlock, trailing).map((c) => c.value)).toEqual(['GOLDEN SCOOP SDN BHD', 'NO. 3, JALAN TIN 43000 KAJANG']);
     // A seven-digit registration number reads like a phone number; the company line before it still names the vendor.
+    // The letterhead's tax number, its label and value read as two lines, does not end the header.
+    const taxNumber = layoutDocument(tillRoll(['Farmasi Maluri S/B(587969-U)', ['GST NO:', '000342237184'], '23, Jln Burung Jentayu, Tmn Bukit', 'Maluri, Kepong, 52100 KL.', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, taxNumber).map((c) => c.value)).toEqual(['Farmasi Maluri S/B', '23, Jln Burung Jentayu, Tmn Bukit Maluri, Kepong, 52100 KL.']);
     const phoneLike = layoutDocument(tillRoll(['VIVO MARKETING SDN BHD (1070687-M)', 'JALAN MANIS 4 TAMAN SEGAR 56100 KL', 'TEL: 03-91334364', ['TOTAL', '9.90']]));
     expect(run(headerBlock, phoneLike).map((c) => c.value)).toEqual(['VIVO MARKETING SDN BHD', 'JALAN MANIS 4 TAMAN SEGAR 56100 KL']);
   });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { isKnownLabel, startsWithTitle } from '../labels.js';
+import { isKnownLabel, matchLabel, startsWithTitle } from '../labels.js';
 import { foldPhrase } from '../lexicon.js';
 import { union } from '../layout.js';
 import { parseDate } from '../normalise.js';
@@ -49,6 +49,9 @@ function nameOf(text: string): string {
 /** An address ends soon after its postcode line: at most this many short lines (state, country) follow it. */
 const AFTER_POSTCODE = 1;
 
+/** Labelled details a letterhead carries beside the company's name and address. */
+const LETTERHEAD_FIELDS = new Set(['vendor_tax_id', 'phone', 'email']);
+
 type Kind = 'name' | 'address' | 'registration' | 'contact' | 'end' | 'other';
 
 interface Row {
@@ -75,8 +78,11 @@ function business(text: string): boolean {
 
 function kindOf(text: string, lines: Line[]): Kind {
   const trimmed = text.trim();
-  // A row of column labels ("Order | Factuur datum | Vervaldatum") ends a letterhead like a single label does.
-  if (lines.length > 1 && lines.some((l) => isKnownLabel(l.text.replace(/\s*[:：]\s*$/, '')))) return 'end';
+  // A row of column labels ("Order | Factuur datum | Vervaldatum") ends a letterhead like a single label does;
+  // a letterhead's own details ("GST NO: | 000342237184") do not.
+  const labels = lines.flatMap((l) => matchLabel(l.text.replace(/\s*[:：]\s*$/, ''))?.fields ?? []);
+  const letterhead = (matchLabel(trimmed.replace(/\s*[:：].*$/, ''))?.fields ?? labels).every((f) => LETTERHEAD_FIELDS.has(f.field));
+  if (lines.length > 1 && labels.length && !letterhead) return 'end';
   if (startsWithTitle(trimmed) || parseDate(trimmed) || COLUMN_HEADING.test(trimmed.split(/\s+/).slice(0, 3).join(' '))) return 'end';
   // "GST ID: 0012", "TEL: 07-35": letterheads carry labelled details; they stop an address, not the header.
   if (isKnownLabel(trimmed.replace(/\s*[:：].*$/, ''))) return 'contact';
