@@ -311,6 +311,9 @@ describe('headerBlock', () => {
     // The letterhead's tax number, its label and value read as two lines, does not end the header.
     const taxNumber = layoutDocument(tillRoll(['Farmasi Maluri S/B(587969-U)', ['GST NO:', '000342237184'], '23, Jln Burung Jentayu, Tmn Bukit', 'Maluri, Kepong, 52100 KL.', ['TOTAL', '9.90']]));
     expect(run(headerBlock, taxNumber).map((c) => c.value)).toEqual(['Farmasi Maluri S/B', '23, Jln Burung Jentayu, Tmn Bukit Maluri, Kepong, 52100 KL.']);
+    // A title above the company, however OCR misread it, does not end the header before it starts.
+    const titled = layoutDocument(tillRoll([['TAX', 'INVQICE'], 'BHPetrol Subang Airport', 'Jalan Lapangan Terbang Subang', '47200 Subang', 'CO. REG. NO: 000948487-V', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, titled).map((c) => c.value)).toEqual(['BHPetrol Subang Airport', 'Jalan Lapangan Terbang Subang 47200 Subang']);
     const phoneLike = layoutDocument(tillRoll(['VIVO MARKETING SDN BHD (1070687-M)', 'JALAN MANIS 4 TAMAN SEGAR 56100 KL', 'TEL: 03-91334364', ['TOTAL', '9.90']]));
     expect(run(headerBlock, phoneLike).map((c) => c.value)).toEqual(['VIVO MARKETING SDN BHD', 'JALAN MANIS 4 TAMAN SEGAR 56100 KL']);
   });

@@ -113,8 +113,12 @@ function headerRows(lines: Line[]): Row[] {
       last.text += ` ${line.text}`;
       continue;
     }
-    // A row is whole once the next one starts: the header ends at the first date, title or label.
-    if (last && kindOf(last.text, last.lines) === 'end') break;
+    // A row is whole once the next one starts: the header ends at the first date, title or label
+    // under a name; one above every name ("TAX INVOICE" over the company) is passed over.
+    if (last && kindOf(last.text, last.lines) === 'end') {
+      if (rows.some((r) => kindOf(r.text, r.lines) === 'name')) break;
+      rows.pop();
+    }
     if (rows.length >= HEADER_ROWS || line.bbox.y > 0.5) break;
     rows.push({ text: line.text, lines: [line], kind: 'other', business: false });
   }
