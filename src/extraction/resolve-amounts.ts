@@ -45,6 +45,9 @@ function adjusted({ rounding, charge }: Adjustment, joiner: string): string {
 
 const fiveCents = (n: number) => Math.round(n * 100) % 5 === 0;
 
+/** A printed total that is the end of an amount ("9.30" of 29.30): OCR lost its first figures, as it does with large bold print. */
+const cutShort = (printed: Candidate, amount: number) => printed.amount! > 0 && money(amount).length > printed.value.length && money(amount).endsWith(printed.value);
+
 const byScore = (a: { candidate: Candidate; support: number }, b: { candidate: Candidate; support: number }) => b.candidate.score + b.support - (a.candidate.score + a.support);
 
 /**
@@ -95,7 +98,7 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
   // Eight digits and more before the point are an OCR misreading, not a till's cash.
   for (const p of tendered.filter((t) => Math.abs(t.amount!) < 10_000_000)) {
     const change = changes.find((c) => c.amount! > 0 && c.amount! < p.amount!);
-    if (!change && totals.length) continue;
+    if (!change && totals.length && !totals.some((t) => cutShort(t, p.amount!))) continue;
     const amount = Math.round((p.amount! - (change?.amount ?? 0)) * 100) / 100;
     const candidate = { ...p, field: 'total_amount' as const, value: money(amount), amount, score: change ? 0.3 : 0.35 };
     hypotheses.push({ candidate, amount, support: 0, notes: [change ? `${p.value} tendered minus ${change.value} change` : `${p.value} paid, no change given`], fromPayment: true });
@@ -121,6 +124,7 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
       }
     }
   }
+  const paidAmounts = hypotheses.filter((h) => h.fromPayment).map((h) => h.amount);
   for (const h of hypotheses) {
     const sum = bases.flatMap((s) => taxes.flatMap((x) => adjustments.map((r) => [s, x, r] as const))).find(([s, x, r]) => s !== h.candidate && s.amount! > 0 && s.amount! <= h.amount && agree(s.amount! + x.amount! + r.amount, h.amount));
     if (sum) {
@@ -129,6 +133,16 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
       h.notes.push(`equals subtotal ${s.value} + tax ${x.value}${adjusted(r, 'with')}`);
     }
     const paid = tendered.flatMap((p) => changes.map((c) => [p, c] as const)).find(([p, c]) => agree(p.amount! - c.amount!, h.amount) && c.amount! > 0);
+    const short = h.fromPayment ? totals.find((t) => cutShort(t, h.amount)) : undefined;
+    const whole = h.fromPayment ? undefined : paidAmounts.find((amount) => cutShort(h.candidate, amount));
+    if (short) {
+      h.support += CONFIRMS;
+      h.notes.push(`the total printed as ${short.value} with its first figures lost`);
+    } else if (whole !== undefined) {
+      // A total and a payment that disagree but for the first figures: the payment, read whole, outweighs even an exact label.
+      h.support -= 2 * CONFIRMS;
+      h.notes.push(`the end of ${money(whole)} paid`);
+    }
     if (paid && !h.fromPayment) {
       h.support += CONFIRMS;
       h.notes.push(`equals ${paid[0].value} tendered minus ${paid[1].value} change`);
@@ -152,7 +166,7 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
       h.notes.push('the largest amount on the receipt apart from the cash tendered');
     }
     // "Total : 20.00" in a tax summary is the subtotal, when the subtotal plus its tax is printed too.
-    const taxed = taxes.find((x) => x.amount! > 0 && [...unlabelled, ...totals].some((a) => agree(a.amount!, h.amount + x.amount!)));
+    const taxed = taxes.find((x) => x.amount! > 0 && [...unlabelled, ...totals].some((a) => agree(a.amount!, h.amount + x.amount!) && !paidIn.has(a.amount!.toFixed(2))));
     if (taxed && subtotals.some((s) => s !== h.candidate && agree(s.amount!, h.amount))) {
       h.support -= 0.3;
       h.notes.push(`equals the subtotal, to which tax ${taxed.value} is added`);

@@ -154,6 +154,13 @@ describe('receipts', () => {
     expect(found.get('total_amount')).toMatchObject({ value: '63.80', explanation: expect.stringContaining('63.80 paid, no change given') });
   });
 
+  it('takes what was paid over a printed total OCR read without its first figures', () => {
+    const found = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['GST', '1.00'], ['Grand Total', '9.30'], ['Cash', '30.30'], ['Change', '1.00'], 'THANK YOU']));
+    expect(found.get('total_amount')).toMatchObject({ value: '29.30', explanation: expect.stringContaining('the total printed as 9.30 with its first figures lost') });
+    const noChange = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['6% GST', '0.68'], ['TOTAL', '2.00'], ['CASH', '12.00'], 'THANK YOU']));
+    expect(noChange.get('total_amount')!.value).toBe('12.00');
+  });
+
   it('without a total label, takes cash tendered minus change, at a lower confidence than a labelled total', () => {
     const found = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['CASH', '50.00'], ['CHANGE', '7.60'], 'THANK YOU']));
     const total = found.get('total_amount')!;
