@@ -2,6 +2,7 @@ import { CANONICAL_FIELDS, matchLabel, normaliseLabel } from './labels.js';
 import { parseAmount, parseDate, snakeCase, type DateOrder } from './normalise.js';
 import { amountRows } from './finders/amount-rows.js';
 import { unlabelledAmounts } from './finders/amounts.js';
+import { columnSums } from './finders/column-sums.js';
 import { contacts, ibans } from './finders/contacts.js';
 import { finderContext } from './finders/context.js';
 import { unlabelledDates } from './finders/dates.js';
@@ -17,7 +18,7 @@ import { resolve } from './resolve.js';
 import type { DocumentText, FoundField, LabelValue } from './types.js';
 
 /** Every finder proposes candidates on its own; the resolver weighs them together. Adding a finder is adding it here. */
-const FINDERS: Finder[] = [labelledValues, amountRows, partyBlocks, numberBesideTitle, numberAfterTitle, unlabelledDates, paymentTerms, ibans, contacts, headerBlock, vendorSignals, unlabelledAmounts];
+const FINDERS: Finder[] = [labelledValues, amountRows, columnSums, partyBlocks, numberBesideTitle, numberAfterTitle, unlabelledDates, paymentTerms, ibans, contacts, headerBlock, vendorSignals, unlabelledAmounts];
 
 /**
  * An unknown label earns a field of its own only when it reads like one: a few words without

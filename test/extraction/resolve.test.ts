@@ -38,6 +38,21 @@ describe('whole documents', () => {
 });
 
 describe('totals that add up', () => {
+  it('takes the sums row of a tax summary with a row per rate, and says so', () => {
+    const columns = [['Nettobetrag', '321,40', '127,59', '448,99'], ['MwSt-Betrag', '61,07', '8,93', '70,00'], ['Endbetrag', '382,47', '136,52', '518,99']];
+    const summary: Layout = {
+      width: 595,
+      height: 842,
+      texts: [
+        { text: 'Musterlieferant GmbH', x: 50, y: 60, size: 14 },
+        ...columns.flatMap((column, c) => column.map((text, r): Placed => ({ text, x: 300 + c * 100, y: 400 + r * 16 + (r === 3 ? 8 : 0), align: 'right' }))),
+      ],
+    };
+    const found = fields(summary);
+    expect(values(found)).toMatchObject({ subtotal: '448.99', tax_amount: '70.00', total_amount: '518.99' });
+    expect(found.get('subtotal')!.explanation).toContain("label 'Nettobetrag' on page 1, the sum of the 2 amounts under it");
+  });
+
   it('takes the total that subtotal + tax confirm over a larger labelled amount', () => {
     const found = of(['ACME Trading Ltd', 'Invoice No: 1001', '', ['Subtotal', '100.00'], ['VAT 20%', '20.00'], ['Total', '120.00'], ['Balance due', '150.00']]);
     expect(found.get('total_amount')).toMatchObject({ value: '120.00', explanation: "label 'Total' on page 1, value to the right; equals subtotal 100.00 + tax 20.00" });
