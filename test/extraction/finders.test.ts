@@ -216,6 +216,12 @@ describe('unlabelledDates', () => {
     expect(candidates[0]!.score).toBeGreaterThan(untimed!.score);
   });
 
+  it('reads a date printed as eight figures before a time of day, day first or year first', () => {
+    expect(run(unlabelledDates, layoutDocument(tillRoll(['KEDAI MAJU', '00440010036 25032018 13:11:54 0003'])))[0]).toMatchObject({ value: '2018-03-25' });
+    expect(run(unlabelledDates, layoutDocument(tillRoll(['KEDAI MAJU', '20180325 13:11'])))[0]).toMatchObject({ value: '2018-03-25' });
+    expect(run(unlabelledDates, layoutDocument(tillRoll(['KEDAI MAJU', 'REF 25032018'])))).toEqual([]);
+  });
+
   it('ranks the invoice’s first date above the later ones', () => {
     const candidates = run(unlabelledDates, invoice);
     expect(candidates.map((c) => [c.value, c.explanation])).toEqual([

@@ -16,6 +16,19 @@ function squeezedDate(text: string, order: DateOrder): ParsedDate | null {
   return date ? { ...date, matched: m[0], ambiguous: true } : null;
 }
 
+/** Tills print the sale's moment without separators now and then: "25032018 13:11:54", "20180325 13:11". */
+const COMPACT_TIMED = /(?<!\d)(\d{8})\s+\d{1,2}:\d{2}(?!\d)/;
+
+/** A date written as eight figures with a time of day after it, year last or first. */
+function compactDate(text: string, order: DateOrder): ParsedDate | null {
+  const m = COMPACT_TIMED.exec(text);
+  if (!m) return null;
+  const d = m[1]!;
+  const spelled = /^(?:19|20)\d{2}/.test(d) ? `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6)}` : `${d.slice(0, 2)}/${d.slice(2, 4)}/${d.slice(4)}`;
+  const date = parseDate(spelled, order);
+  return date ? { ...date, matched: d, ambiguous: true } : null;
+}
+
 /**
  * Dates without a label: every date of the document, the first ones most likely the document's
  * own. A date printed with a time of day is the moment of a sale, as receipts print it.
@@ -24,7 +37,7 @@ export const unlabelledDates: Finder = (ctx) => {
   const out: Candidate[] = [];
   for (const row of ctx.rows) {
     const text = ctx.mended(row.page, row.text);
-    const date = parseDate(text, ctx.order) ?? (ctx.ocr(row.page) ? squeezedDate(text, ctx.order) : null);
+    const date = parseDate(text, ctx.order) ?? (ctx.ocr(row.page) ? squeezedDate(text, ctx.order) : null) ?? compactDate(text, ctx.order);
     if (!date) continue;
     const start = text.indexOf(date.matched);
     const timed = TIME.test(text.replace(date.matched, ' '));
