@@ -320,6 +320,9 @@ describe('headerBlock', () => {
     // A title above the company, however OCR misread it, does not end the header before it starts.
     const titled = layoutDocument(tillRoll([['TAX', 'INVQICE'], 'BHPetrol Subang Airport', 'Jalan Lapangan Terbang Subang', '47200 Subang', 'CO. REG. NO: 000948487-V', ['TOTAL', '9.90']]));
     expect(run(headerBlock, titled).map((c) => c.value)).toEqual(['BHPetrol Subang Airport', 'Jalan Lapangan Terbang Subang 47200 Subang']);
+    // A unit code starts an address ("A-G-06, DATARAN GLOMAC,"); a colon OCR read at a row's end does not end it.
+    const unit = layoutDocument(tillRoll(['URBAN IDEA SDN BHD (417940-M)', 'A-G-06, DATARAN GLOMAC,', 'JALAN SS6/5A, KELANA JAYA :', '47301 PETALING JAYA', 'GST ID : 002017394688', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, unit).map((c) => c.value)).toEqual(['URBAN IDEA SDN BHD', 'A-G-06, DATARAN GLOMAC, JALAN SS6/5A, KELANA JAYA 47301 PETALING JAYA']);
     const phoneLike = layoutDocument(tillRoll(['VIVO MARKETING SDN BHD (1070687-M)', 'JALAN MANIS 4 TAMAN SEGAR 56100 KL', 'TEL: 03-91334364', ['TOTAL', '9.90']]));
     expect(run(headerBlock, phoneLike).map((c) => c.value)).toEqual(['VIVO MARKETING SDN BHD', 'JALAN MANIS 4 TAMAN SEGAR 56100 KL']);
   });

@@ -27,7 +27,7 @@ const has = (text: string, list: string[]) => {
 const POSTCODE = /(?<![\d-])\d{4,6}(?![\d-])/;
 /** British and Irish postcodes ("SW1B 3BN") carry letters. */
 const UK_POSTCODE = /\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}\b/;
-const HOUSE_NUMBER = /^[^\p{L}\p{N}]*(?:no\.?\s*[:：]?\s*\d|(?:lot|unit|block|blk)\b|\d{1,5}[A-Za-z]?\s*[,.]\s*\p{L})/iu;
+const HOUSE_NUMBER = /^[^\p{L}\p{N}]*(?:no\.?\s*[:：]?\s*\d|(?:lot|unit|block|blk)\b|\d{1,5}[A-Za-z]?\s*[,.]\s*\p{L}|(?=[A-Z-]*\d)[A-Z\d]{1,4}(?:-[A-Z\d]{1,4}){1,3}\s*,\s*\p{L})/iu;
 /** The line that ends an address: a postcode followed by its place ("43300 SERI KEMBANGAN"), not a lot number ("LOT 1851,") or a street's ("JALAN 3/1378 BATU 5"). */
 const POSTCODE_PLACE = /(?<![\d/-])\d{4,6}\s+\p{L}{3,}/u;
 /** A company or tax registration number alone, often in brackets: "(933109-X)", "JM0325955-V". */
@@ -94,8 +94,8 @@ function kindOf(text: string, lines: Line[]): Kind {
   // An address line may hold a colon ("NO: 1-1&2 GROUND FLOOR"); a phone, mail or web address it does not.
   if (isAddressOrContact(trimmed.replace(/[:：]/g, ' ')) && !street) return 'contact';
   if (street) return 'address';
-  // "Cashier: 01", "Table: 5": a label and its value, not part of a letterhead.
-  if (/[:：]/.test(trimmed)) return 'contact';
+  // "Cashier: 01", "Table: 5": a label and its value, not part of a letterhead; a colon OCR read at a row's end is a speck.
+  if (/[:：]\s*\S/.test(trimmed)) return 'contact';
   if (POSTCODE.test(trimmed) && /\p{L}{3,}/u.test(trimmed)) return 'address';
   if (readsLikeName(trimmed)) return 'name';
   // A company's name may hold a number ("ZEN AND COFFEE 28 S/B", "TRIPLE SIX POINT ENTERPRISE 666").
@@ -200,7 +200,7 @@ export const headerBlock: Finder = (ctx) => {
     const addressLines = block.flatMap((r) => r.lines);
     out.push({
       field: 'vendor_address',
-      value: block.map((r) => r.text.trim()).join(' '),
+      value: block.map((r) => r.text.trim().replace(/\s*[:：]$/, '')).join(' '),
       score: receipt ? 0.75 : 0.4,
       textConfidence: meanConfidence(addressLines.flatMap((l) => l.words)),
       explanation: `${block.length} address line${block.length > 1 ? 's' : ''} under the vendor name in the header block on page ${page.number}`,
