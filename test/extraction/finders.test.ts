@@ -323,6 +323,11 @@ describe('headerBlock', () => {
     // A unit code starts an address ("A-G-06, DATARAN GLOMAC,"); a colon OCR read at a row's end does not end it.
     const unit = layoutDocument(tillRoll(['URBAN IDEA SDN BHD (417940-M)', 'A-G-06, DATARAN GLOMAC,', 'JALAN SS6/5A, KELANA JAYA :', '47301 PETALING JAYA', 'GST ID : 002017394688', ['TOTAL', '9.90']]));
     expect(run(headerBlock, unit).map((c) => c.value)).toEqual(['URBAN IDEA SDN BHD', 'A-G-06, DATARAN GLOMAC, JALAN SS6/5A, KELANA JAYA 47301 PETALING JAYA']);
+    // "109, SS21/1A," is a house number and street; an item with its price is no address, whatever its code.
+    const section = layoutDocument(tillRoll(['BISTRO & CAFE', '109, SS21/1A,', 'DAMANSARA UTAMA', 'GST ID : 001661886464', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, section).map((c) => c.value)).toEqual(['BISTRO & CAFE', '109, SS21/1A, DAMANSARA UTAMA']);
+    const items = layoutDocument(tillRoll(['WATSONS PERSONAL CARE STORES SDN BHD', 'GST Reg No. 000947339264', '22241 WS CUT SCISSORS 18.00 SR', ['TOTAL', '18.00']]));
+    expect(run(headerBlock, items).map((c) => c.field)).toEqual(['vendor_name']);
     const phoneLike = layoutDocument(tillRoll(['VIVO MARKETING SDN BHD (1070687-M)', 'JALAN MANIS 4 TAMAN SEGAR 56100 KL', 'TEL: 03-91334364', ['TOTAL', '9.90']]));
     expect(run(headerBlock, phoneLike).map((c) => c.value)).toEqual(['VIVO MARKETING SDN BHD', 'JALAN MANIS 4 TAMAN SEGAR 56100 KL']);
   });

@@ -27,12 +27,14 @@ const has = (text: string, list: string[]) => {
 const POSTCODE = /(?<![\d-])\d{4,6}(?![\d-])/;
 /** British and Irish postcodes ("SW1B 3BN") carry letters. */
 const UK_POSTCODE = /\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}\b/;
-const HOUSE_NUMBER = /^[^\p{L}\p{N}]*(?:no\.?\s*[:：]?\s*\d|(?:lot|unit|block|blk)\b|\d{1,5}[A-Za-z]?\s*[,.]\s*\p{L}|(?=[A-Z-]*\d)[A-Z\d]{1,4}(?:-[A-Z\d]{1,4}){1,3}\s*,\s*\p{L})/iu;
+const HOUSE_NUMBER = /^[^\p{L}\p{N}]*(?:no\.?\s*[:：]?\s*\d|(?:lot|unit|block|blk)\b|\d{1,5}[A-Za-z]?\s*[,.]\s*\p{L}|\d{1,5}[A-Za-z]?,\s+\w+\/|(?=[A-Z-]*\d)[A-Z\d]{1,4}(?:-[A-Z\d]{1,4}){1,3}\s*,\s*\p{L})/iu;
 /** The line that ends an address: a postcode followed by its place ("43300 SERI KEMBANGAN"), not a lot number ("LOT 1851,") or a street's ("JALAN 3/1378 BATU 5"). */
 const POSTCODE_PLACE = /(?<![\d/-])\d{4,6}\s+\p{L}{3,}/u;
 /** A company or tax registration number alone, often in brackets: "(933109-X)", "JM0325955-V". */
 const REGISTRATION_NUMBER = /^\(?[A-Z]{0,3}\s?\d{4,}[-\s]?[A-Z]?\)?\.?$/;
 const HEADER_ROWS = 14;
+/** A row ending in an amount with cents, and perhaps a tax code after it. */
+const PRICED = /\d[.,]\d{2}(?:\s+\S{1,3})?$/;
 /** A registration number printed after the company's name: "GOLDEN SCOOP SDN BHD (169609-A)". */
 const TRAILING_REGISTRATION = /[\s,]*\(?[A-Z]{0,3}\d{4,}[-\s]?[A-Z]?\)?(?:\s*\([A-Z]{2,4}\))?\s*$/;
 /** A company's name never goes on after its registration number: "URBAN IDEA SDN BHD (417940-M), A-G-06, ...". */
@@ -87,6 +89,8 @@ function kindOf(text: string, lines: Line[]): Kind {
   // "GST ID: 0012", "TEL: 07-35": letterheads carry labelled details; they stop an address, not the header.
   if (isKnownLabel(trimmed.replace(/\s*[:：].*$/, ''))) return 'contact';
   if (REGISTRATION_NUMBER.test(trimmed.replace(/\s+/g, ' ')) || has(trimmed, REGISTRATION)) return 'registration';
+  // "22241 WS CUT SCISSORS 18.00 SR": an item and its price, however like a postcode its code reads.
+  if (PRICED.test(trimmed)) return 'other';
   // "VIVOPAC MARKETING SDN BHD (1070687-M)": the registration number reads like a phone number; the name before it decides.
   const named = nameOf(trimmed);
   if (named !== trimmed && (hasLegalForm(named) || business(named)) && readsLikeName(named)) return 'name';
