@@ -168,6 +168,11 @@ export function fieldsForLabel(label: string): LabelFields {
   return match.fields.filter((f): f is { field: CanonicalField; kind: ValueKind } => (CANONICAL_FIELDS as readonly string[]).includes(f.field));
 }
 
+/** Whether a word of the text, of four letters or more, is a word of some label ("PREPAY CHIT NUMBER": "number"); short ones ("de", "no") say too little. */
+export function hasLabelWord(text: string): boolean {
+  return text.split(/[^\p{L}]+/u).some((word) => word.length >= 4 && lexicon.hasWord(word));
+}
+
 /** Whether the label is exactly a lexicon phrase, of a canonical field or not. */
 export function isKnownLabel(label: string): boolean {
   return matchLabel(label)?.exact ?? false;

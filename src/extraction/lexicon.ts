@@ -47,7 +47,7 @@ export type Reducer = (phrase: string) => string;
  * A lexicon over the label files in `dir`. `reduce` is applied to every phrase, the files' and
  * the documents' alike, before folding (label syntax such as "#" or "Nr." for "no").
  */
-export function loadLexicon(dir: string, reduce: Reducer): { match(phrase: string): PhraseMatch | null } {
+export function loadLexicon(dir: string, reduce: Reducer): { match(phrase: string): PhraseMatch | null; hasWord(word: string): boolean } {
   const byFirstWord = new Map<string, Entry[]>();
   const exact = new Map<string, Entry>();
   /** Entries by their letters alone: PDFs that place glyphs one by one print "Ver käufer" for "Verkäufer". */
@@ -71,7 +71,10 @@ export function loadLexicon(dir: string, reduce: Reducer): { match(phrase: strin
     }
   }
 
+  const vocabulary = new Set([...exact.values()].flatMap((entry) => entry.words));
   return {
+    /** Whether a word (reduced and folded as phrases are) is part of any entry. */
+    hasWord: (word) => vocabulary.has(foldPhrase(reduce(word))),
     /** The entry equal to the phrase, else the longest entry the phrase contains as whole words. */
     match(phrase) {
       const key = foldPhrase(reduce(phrase));

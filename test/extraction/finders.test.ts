@@ -328,6 +328,11 @@ describe('headerBlock', () => {
     expect(run(headerBlock, section).map((c) => c.value)).toEqual(['BISTRO & CAFE', '109, SS21/1A, DAMANSARA UTAMA']);
     const items = layoutDocument(tillRoll(['WATSONS PERSONAL CARE STORES SDN BHD', 'GST Reg No. 000947339264', '22241 WS CUT SCISSORS 18.00 SR', ['TOTAL', '18.00']]));
     expect(run(headerBlock, items).map((c) => c.field)).toEqual(['vendor_name']);
+    // The line after the postcode is the state, not a heading that holds a label's word.
+    const heading = layoutDocument(tillRoll(['PETRON TUMPAT SDN BHD', 'Lot 1626, Mukim Kampung Laut', '16200 Palekbang, Kelantan', 'PREPAY CHIT NUMBER', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, heading)[1]!.value).toBe('Lot 1626, Mukim Kampung Laut 16200 Palekbang, Kelantan');
+    const state = layoutDocument(tillRoll(['PETRON TUMPAT SDN BHD', 'Lot 1626, Mukim Kampung Laut', '16200 Palekbang', 'KELANTAN', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, state)[1]!.value).toBe('Lot 1626, Mukim Kampung Laut 16200 Palekbang KELANTAN');
     const phoneLike = layoutDocument(tillRoll(['VIVO MARKETING SDN BHD (1070687-M)', 'JALAN MANIS 4 TAMAN SEGAR 56100 KL', 'TEL: 03-91334364', ['TOTAL', '9.90']]));
     expect(run(headerBlock, phoneLike).map((c) => c.value)).toEqual(['VIVO MARKETING SDN BHD', 'JALAN MANIS 4 TAMAN SEGAR 56100 KL']);
   });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { isKnownLabel, matchLabel, startsWithTitle } from '../labels.js';
+import { hasLabelWord, isKnownLabel, matchLabel, startsWithTitle } from '../labels.js';
 import { foldPhrase } from '../lexicon.js';
 import { union } from '../layout.js';
 import { parseDate } from '../normalise.js';
@@ -196,7 +196,7 @@ export const headerBlock: Finder = (ctx) => {
     let afterPostcode = -1;
     for (const row of rows.slice(from)) {
       if (row.kind === 'contact' || row.kind === 'registration' || block.length >= 5) break;
-      if (afterPostcode >= 0 && (afterPostcode >= AFTER_POSTCODE || /\d/.test(row.text) || row.text.trim().split(/\s+/).length > 3)) break;
+      if (afterPostcode >= 0 && (afterPostcode >= AFTER_POSTCODE || /\d/.test(row.text) || row.text.trim().split(/\s+/).length > 3 || hasLabelWord(row.text))) break;
       block.push(row);
       if (afterPostcode >= 0) afterPostcode += 1;
       else if ((POSTCODE_PLACE.test(row.text) || UK_POSTCODE.test(row.text)) && row.kind === 'address') afterPostcode = 0;
