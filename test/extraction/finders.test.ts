@@ -150,6 +150,8 @@ describe('amountRows', () => {
       { field: 'rounding', value: '0.00', explanation: "label 'ROUNDING' and the amount on one row on page 1 (read as 'O0.00')" },
     ]);
     expect(found(amountRows, layoutDocument(tillRoll([['TOTAL SALES', 'RM 8 60']])))).toEqual([]);
+    const spaced = found(amountRows, layoutDocument(tillRoll([['Total Sales', 'RM 65. 20']]), 'ocr'));
+    expect(spaced).toEqual([{ field: 'total_amount', value: '65.20', explanation: "label 'Total Sales' and the amount on one row on page 1 (read as '65. 20')" }]);
   });
 
   it('leaves rows whose text is no label (items, dates) alone', () => {

@@ -40,7 +40,8 @@ export const amountRows: Finder = (ctx) => {
     if (!match || !amount) continue;
     const words = lines.flatMap((l) => l.words);
     const fields = match.fields.filter((f) => f.kind === 'amount');
-    const asRead = read.slice(last.index!, last.index! + last[0].length);
+    // Mending may move figures right by one ("65. 20" read for 65.20): the reading starts with the figures before it.
+    const asRead = read.slice(read.slice(0, last.index!).search(/\d*$/), last.index! + last[0].length);
     const mended = asRead !== last[0] ? ` (read as '${asRead}')` : '';
     fields.forEach(({ field }, i) => {
       out.push({
