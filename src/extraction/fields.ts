@@ -10,6 +10,7 @@ import { headerBlock } from './finders/header-block.js';
 import { partyBlocks } from './finders/label-blocks.js';
 import { labelledValues, labelExplanation } from './finders/labelled.js';
 import { findLineItems, lineItemFields, lineItemSum } from './finders/line-items.js';
+import { numberSign } from './finders/number-sign.js';
 import { paymentTerms } from './finders/payment-terms.js';
 import { numberAfterTitle, numberBesideTitle } from './finders/title-number.js';
 import type { Finder, FinderContext } from './finders/types.js';
@@ -18,7 +19,7 @@ import { resolve } from './resolve.js';
 import type { DocumentText, FoundField, LabelValue } from './types.js';
 
 /** Every finder proposes candidates on its own; the resolver weighs them together. Adding a finder is adding it here. */
-const FINDERS: Finder[] = [labelledValues, amountRows, columnSums, partyBlocks, numberBesideTitle, numberAfterTitle, unlabelledDates, paymentTerms, ibans, contacts, headerBlock, vendorSignals, unlabelledAmounts];
+const FINDERS: Finder[] = [labelledValues, amountRows, columnSums, partyBlocks, numberBesideTitle, numberAfterTitle, numberSign, unlabelledDates, paymentTerms, ibans, contacts, headerBlock, vendorSignals, unlabelledAmounts];
 
 /**
  * An unknown label earns a field of its own only when it reads like one: a few words without

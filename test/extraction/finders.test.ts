@@ -8,6 +8,7 @@ import { headerBlock } from '../../src/extraction/finders/header-block.js';
 import { partyBlocks } from '../../src/extraction/finders/label-blocks.js';
 import { labelledValues } from '../../src/extraction/finders/labelled.js';
 import { findLineItems, lineItemSum } from '../../src/extraction/finders/line-items.js';
+import { numberSign } from '../../src/extraction/finders/number-sign.js';
 import { paymentTerms } from '../../src/extraction/finders/payment-terms.js';
 import { numberAfterTitle, numberBesideTitle } from '../../src/extraction/finders/title-number.js';
 import type { Candidate, Finder } from '../../src/extraction/finders/types.js';
@@ -289,6 +290,15 @@ describe('contacts', () => {
 
   it('takes no phone number from a line with an IBAN', () => {
     expect(run(contacts, invoice)).toEqual([]);
+  });
+});
+
+describe('numberSign', () => {
+  it('takes an identifier after a number sign on a line of its own near the top, weakly', () => {
+    const doc = layoutDocument(sheet(['Sammy Maystone', 'N V E', '# invoice_number_1', 'Date: Jan 1, 2022', ['Balance Due:', '$127.50']]));
+    expect(found(numberSign, doc)).toEqual([{ field: 'invoice_number', value: 'invoice_number_1', explanation: 'number after a number sign at the top of page 1 (no label)' }]);
+    expect(run(numberSign, doc)[0]!.score).toBeLessThan(0.7);
+    expect(run(numberSign, layoutDocument(sheet(['Sammy Maystone', '# 5 items in this order', ['Total', '12.00']])))).toEqual([]);
   });
 });
 
