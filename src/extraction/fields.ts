@@ -14,12 +14,13 @@ import { numberSign } from './finders/number-sign.js';
 import { paymentTerms } from './finders/payment-terms.js';
 import { numberAfterTitle, numberBesideTitle } from './finders/title-number.js';
 import type { Finder, FinderContext } from './finders/types.js';
+import { vatIds } from './finders/vat-ids.js';
 import { vendorSignals } from './finders/vendor-signals.js';
 import { resolve } from './resolve.js';
 import type { DocumentText, FoundField, LabelValue } from './types.js';
 
 /** Every finder proposes candidates on its own; the resolver weighs them together. Adding a finder is adding it here. */
-const FINDERS: Finder[] = [labelledValues, amountRows, columnSums, partyBlocks, numberBesideTitle, numberAfterTitle, numberSign, unlabelledDates, paymentTerms, ibans, contacts, headerBlock, vendorSignals, unlabelledAmounts];
+const FINDERS: Finder[] = [labelledValues, amountRows, columnSums, partyBlocks, numberBesideTitle, numberAfterTitle, numberSign, unlabelledDates, paymentTerms, ibans, vatIds, contacts, headerBlock, vendorSignals, unlabelledAmounts];
 
 /**
  * An unknown label earns a field of its own only when it reads like one: a few words without

@@ -12,6 +12,7 @@ import { numberSign } from '../../src/extraction/finders/number-sign.js';
 import { paymentTerms } from '../../src/extraction/finders/payment-terms.js';
 import { numberAfterTitle, numberBesideTitle } from '../../src/extraction/finders/title-number.js';
 import type { Candidate, Finder } from '../../src/extraction/finders/types.js';
+import { vatIds } from '../../src/extraction/finders/vat-ids.js';
 import { vendorSignals } from '../../src/extraction/finders/vendor-signals.js';
 import type { DocumentText, PageText } from '../../src/extraction/types.js';
 import { DE_INVOICE, layoutDocument, MY_RECEIPT, sheet, tillRoll, type Layout } from '../fixtures/documents.js';
@@ -299,6 +300,17 @@ describe('numberSign', () => {
     expect(found(numberSign, doc)).toEqual([{ field: 'invoice_number', value: 'invoice_number_1', explanation: 'number after a number sign at the top of page 1 (no label)' }]);
     expect(run(numberSign, doc)[0]!.score).toBeLessThan(0.7);
     expect(run(numberSign, layoutDocument(sheet(['Sammy Maystone', '# 5 items in this order', ['Total', '12.00']])))).toEqual([]);
+  });
+});
+
+describe('vatIds', () => {
+  it('reads a VAT number printed inline after its label, without a colon or inside a footer line', () => {
+    const doc = layoutDocument(sheet(['Coolblue B.V.', 'BTW NL810433941B01', 'Free SAS au capital de 3.441.812 Euros - N° de TVA intra communautaire: FR 604 219 388 61', 'Kundennummer 12345678901']));
+    expect(found(vatIds, doc)).toEqual([
+      { field: 'vendor_tax_id', value: 'NL810433941B01', explanation: "VAT number after the label 'BTW' on page 1" },
+      { field: 'vendor_tax_id', value: 'FR60421938861', explanation: "VAT number after the label 'TVA intra communautaire' on page 1" },
+    ]);
+    expect(run(vatIds, layoutDocument(sheet(['IBAN NL50INGB0683251309', 'DE123456789'])))).toEqual([]);
   });
 });
 
