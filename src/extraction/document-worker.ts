@@ -96,9 +96,10 @@ serve({
   async render(pageNumber: number) {
     const image = await current().render(pageNumber);
     const pgm = own(image.pgm);
+    const unlevelled = image.unlevelled && { ...image.unlevelled, pgm: own(image.unlevelled.pgm) };
     // Once the image has gone: the page is at OCR for a second or more, time enough to collect.
     setImmediate(collectGarbage);
-    return new Transfer<GrayImage>({ ...image, pgm }, [pgm.buffer as ArrayBuffer]);
+    return new Transfer<GrayImage>({ ...image, pgm, unlevelled }, [pgm.buffer as ArrayBuffer, ...(unlevelled ? [unlevelled.pgm.buffer as ArrayBuffer] : [])]);
   },
   async close() {
     await doc?.close();

@@ -125,9 +125,14 @@ export function encodePgm(gray: Buffer, width: number, height: number, rotation 
 /** A page ready for OCR: its text lines levelled when they are tilted, its ruled lines erased. */
 async function pgm(gray: Buffer, width: number, height: number): Promise<GrayImage> {
   const skew = await skewOf(gray, width, height);
-  const page = Math.abs(skew) >= MIN_SKEW ? await turn(gray, width, height, -skew) : { gray, width, height };
+  if (Math.abs(skew) < MIN_SKEW) {
+    await eraseRules(gray, width, height);
+    return encodePgm(gray, width, height);
+  }
+  const page = await turn(gray, width, height, -skew);
   await eraseRules(page.gray, page.width, page.height);
-  return encodePgm(page.gray, page.width, page.height, Math.abs(skew) >= MIN_SKEW ? -skew : 0);
+  await eraseRules(gray, width, height);
+  return { ...encodePgm(page.gray, page.width, page.height, -skew), unlevelled: encodePgm(gray, width, height) };
 }
 
 /** A prepared page turned a further `degrees` clockwise (a quarter or half turn), for a page that reads upside down or sideways. */

@@ -137,13 +137,26 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
   }
 
   /**
+   * A page levelled for its tilt, read as levelled and, since a curled receipt photo has no single
+   * tilt and resampling blurs thin print, as it came too: the reading with more confident
+   * characters is kept. An untilted page is read once.
+   */
+  async function levelledOrNot({ unlevelled, ...image }: GrayImage, languages: OcrLanguage[] | undefined, continuation: boolean): Promise<PageRead> {
+    const levelled: PageRead = { words: await pool.recognize(image, { continuation, languages }), image };
+    if (!unlevelled) return levelled;
+    const words = await pool.recognize(unlevelled, { continuation: true, languages });
+    return confidentCharacters(words).weighted > confidentCharacters(levelled.words).weighted ? { words, image: unlevelled } : levelled;
+  }
+
+  /**
    * A page read the right way up: as it is when it reads well, else turned a half or quarter
    * turn at a time until a turn reads well and far better than the page as it is. A faint or
    * crumpled photo reads poorly every way up, a little better turned now and then: it stays as it is.
    */
-  async function upright(image: GrayImage, languages: OcrLanguage[] | undefined, continuation: boolean): Promise<PageRead> {
-    const asIs: PageRead = { words: await pool.recognize(image, { continuation, languages }), image };
+  async function upright(levelled: GrayImage, languages: OcrLanguage[] | undefined, continuation: boolean): Promise<PageRead> {
+    const asIs = await levelledOrNot(levelled, languages, continuation);
     if (legible(asIs.words)) return asIs;
+    const { image } = asIs;
     const read = confidentCharacters(asIs.words).weighted;
     for (const degrees of turnsFor(image)) {
       const turned = await turnPage(image, degrees);

@@ -74,6 +74,8 @@ export interface GrayImage {
   pgm: Buffer;
   /** Degrees the page was turned clockwise to level its text: a skew correction, plus a quarter or half turn. */
   rotation?: number;
+  /** The page as it came, when it was levelled: a curled photo has no single tilt and may read better unturned. */
+  unlevelled?: GrayImage;
 }
 
 /** A label and the value that belongs to it, found by their positions on one page. */

@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { prepareImage } from '../../src/extraction/image.js';
 import { decodeFile } from '../../src/extraction/input.js';
 import type { OcrLanguage } from '../../src/extraction/ocr-languages.js';
 import { skewOf } from '../../src/extraction/orientation.js';
@@ -38,6 +39,18 @@ describe('the skew of a page', () => {
       const { data, info } = await sharp(await turned(png, degrees)).grayscale().raw().toBuffer({ resolveWithObject: true });
       expect(Math.abs((await skewOf(data, info.width, info.height)) - degrees)).toBeLessThanOrEqual(0.3);
     }
+  });
+});
+
+describe('a tilted page prepared for OCR', () => {
+  it('is levelled, and keeps the page as it came for a second reading; an untilted page is prepared once', async () => {
+    const png = await renderPage(await layoutPdf(DE_INVOICE), 150);
+    const tilted = await turned(png, 4);
+    const image = await prepareImage(tilted, { maxImagePixels: 50_000_000 });
+    expect(Math.abs(image.rotation! - -4)).toBeLessThanOrEqual(0.3);
+    expect(image.unlevelled).toMatchObject({ rotation: 0 });
+    expect(image.unlevelled!.pgm.equals(image.pgm)).toBe(false);
+    expect((await prepareImage(png, { maxImagePixels: 50_000_000 })).unlevelled).toBeUndefined();
   });
 });
 
