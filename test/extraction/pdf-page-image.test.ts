@@ -4,7 +4,7 @@ import { prepareImage } from '../../src/extraction/image.js';
 import { openPdf } from '../../src/extraction/pdf.js';
 import { createPipeline, type Pipeline } from '../../src/extraction/pipeline.js';
 import type { GrayImage } from '../../src/extraction/types.js';
-import { EU_EXPECTED, EU_INVOICE, imageOnlyPdf, invoicePdf, renderPage, scannedPagePdf, type ScannedPageOptions } from '../fixtures/documents.js';
+import { bilevelPng, EU_EXPECTED, EU_INVOICE, imageOnlyPdf, invoicePdf, renderPage, scannedPagePdf, type ScannedPageOptions } from '../fixtures/documents.js';
 
 /**
  * A scanned PDF page is read from its picture as it is, exactly as the same picture sent as an
@@ -38,6 +38,12 @@ describe("a scanned PDF page's picture", () => {
     const page = await pageImage(await imageOnlyPdf(picture));
     expect({ width: page.width, height: page.height }).toEqual({ width: asImage.width, height: asImage.height });
     expect(page.pgm.equals(asImage.pgm)).toBe(true);
+  });
+
+  it('is the picture of a black-and-white scan too, one bit a pixel', async () => {
+    const bilevel = await bilevelPng(picture);
+    const page = await pageImage(await imageOnlyPdf(bilevel));
+    expect(page.pgm.equals((await prepareImage(bilevel, LIMITS)).pgm)).toBe(true);
   });
 
   it.each<[string, ScannedPageOptions]>([
