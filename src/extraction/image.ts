@@ -156,6 +156,15 @@ function imageError(err: unknown): DocumentError {
   return new DocumentError('unreadable_document', `The image cannot be decoded: ${message}`);
 }
 
+/** The size a picture of `width` x `height` is read at: text large enough to read, without needless pixels. */
+function ocrSize(width: number, height: number): { width: number; height: number; kernel: 'cubic' | 'lanczos3' } {
+  const longSide = Math.max(width, height);
+  let factor = 1;
+  if (longSide < MIN_LONG_SIDE) factor = Math.min(MAX_UPSCALE, MIN_LONG_SIDE / longSide);
+  else if (longSide > MAX_LONG_SIDE) factor = MAX_LONG_SIDE / longSide;
+  return { width: Math.max(1, Math.round(width * factor)), height: Math.max(1, Math.round(height * factor)), kernel: factor > 1 ? 'cubic' : 'lanczos3' };
+}
+
 /**
  * Prepares a JPEG, PNG or WebP for OCR: upright per its EXIF orientation, grayscale, and scaled
  * so that text is large enough to read without wasting time on needless pixels. The pixel
@@ -180,23 +189,55 @@ export async function prepareImage(bytes: Buffer, limits: ImageLimits): Promise<
       `The image is ${width}x${height} pixels (${(width * height).toLocaleString('en')}); at most ${limits.maxImagePixels.toLocaleString('en')} pixels are accepted.`,
     );
   }
-  const [uprightWidth, uprightHeight] = orientation && orientation >= 5 ? [height, width] : [width, height];
-  const longSide = Math.max(uprightWidth, uprightHeight);
-  let factor = 1;
-  if (longSide < MIN_LONG_SIDE) factor = Math.min(MAX_UPSCALE, MIN_LONG_SIDE / longSide);
-  else if (longSide > MAX_LONG_SIDE) factor = MAX_LONG_SIDE / longSide;
-  const targetWidth = Math.max(1, Math.round(uprightWidth * factor));
-  const targetHeight = Math.max(1, Math.round(uprightHeight * factor));
+  const target = orientation && orientation >= 5 ? ocrSize(height, width) : ocrSize(width, height);
   try {
     const { data, info } = await sharp(bytes, { limitInputPixels: limits.maxImagePixels, pages: 1 })
       .rotate()
       .flatten({ background: '#ffffff' })
       .grayscale()
-      .resize(targetWidth, targetHeight, { fit: 'fill', kernel: factor > 1 ? 'cubic' : 'lanczos3' })
+      .resize(target.width, target.height, { fit: 'fill', kernel: target.kernel })
       .raw()
       .toBuffer({ resolveWithObject: true });
     return await pgm(data, info.width, info.height);
   } catch (err) {
     throw imageError(err);
   }
+}
+
+/** Decoded pixels: 1 (gray), 3 (RGB) or 4 (RGBA) bytes a pixel, row after row. */
+export interface RawPixels {
+  data: Buffer;
+  width: number;
+  height: number;
+  channels: 1 | 3 | 4;
+}
+
+/**
+ * How a picture is turned to stand as its page shows it. Mirroring comes first: `flop` reverses
+ * its columns and `flip` its rows, then it is turned `rotate` degrees clockwise.
+ */
+export interface Placement {
+  rotate: 0 | 90;
+  flip: boolean;
+  flop: boolean;
+}
+
+/**
+ * Prepares a picture taken out of a PDF page for OCR as an uploaded image is: placed as the page
+ * shows it, on white where it is transparent, grayscale, and scaled by the same rule.
+ */
+export async function preparePixels(pixels: RawPixels, placement: Placement): Promise<GrayImage> {
+  const { width, height, channels } = pixels;
+  const target = placement.rotate ? ocrSize(height, width) : ocrSize(width, height);
+  let image = sharp(pixels.data, { raw: { width, height, channels }, limitInputPixels: false });
+  if (placement.flip) image = image.flip();
+  if (placement.flop) image = image.flop();
+  if (placement.rotate) image = image.rotate(placement.rotate);
+  if (channels === 4) image = image.flatten({ background: '#ffffff' });
+  const { data, info } = await image
+    .grayscale()
+    .resize(target.width, target.height, { fit: 'fill', kernel: target.kernel })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return pgm(data, info.width, info.height);
 }

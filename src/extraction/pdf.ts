@@ -1,10 +1,12 @@
 import { DocumentError } from '../errors.js';
 import { toPgm } from './image.js';
+import { pagePicture } from './pdf-page-image.js';
 import { loadPdfJs, pdfjsAssets, sharedPdfWorker, type PdfJs } from './pdfjs.js';
 import type { Attachment } from './einvoice/read.js';
 import type { GrayImage, PageSize, Word } from './types.js';
 
 type PdfJsDocument = Awaited<ReturnType<PdfJs['getDocument']>['promise']>;
+type PdfJsPage = Awaited<ReturnType<PdfJsDocument['getPage']>>;
 type TextItem = { str: string; transform: number[]; width: number; height: number };
 
 export interface PdfLimits {
@@ -17,7 +19,10 @@ export interface PdfDocument {
   /** Words of the page's text layer, or null when it has too little text to trust. */
   words(pageNumber: number): Promise<Word[] | null>;
   size(pageNumber: number): Promise<PageSize>;
-  /** The page rendered for OCR at 300 dpi, or less when that would exceed the pixel limit. */
+  /**
+   * The page as OCR reads it: a scanned page's picture as it is, any other page rendered at
+   * 300 dpi, or less when that would exceed the pixel limit.
+   */
   render(pageNumber: number): Promise<GrayImage>;
   /** The files embedded in the PDF (its EmbeddedFiles name tree), with their contents. */
   attachments(): Promise<Attachment[]>;
@@ -91,9 +96,31 @@ function itemWords(item: TextItem, m: number[], pageWidth: number, pageHeight: n
   }
 }
 
+/** The page drawn by pdf.js at 300 dpi, or less when that would exceed the pixel limit. */
+async function renderPage(page: PdfJsPage, limits: PdfLimits): Promise<GrayImage> {
+  const { createCanvas } = await import('@napi-rs/canvas');
+  const base = page.getViewport({ scale: 1 });
+  let scale = RENDER_DPI / 72;
+  const pixels = base.width * base.height * scale * scale;
+  if (pixels > limits.maxImagePixels) scale *= Math.sqrt(limits.maxImagePixels / pixels);
+  scale = Math.min(scale, MAX_CANVAS_SIDE / base.width, MAX_CANVAS_SIDE / base.height);
+  const viewport = page.getViewport({ scale });
+  const width = Math.max(1, Math.floor(viewport.width));
+  const height = Math.max(1, Math.floor(viewport.height));
+  const canvas = createCanvas(width, height);
+  const context = canvas.getContext('2d');
+  // Transparent pixels would reach OCR as black: scanned pages need a white sheet underneath.
+  context.fillStyle = '#ffffff';
+  context.fillRect(0, 0, width, height);
+  await page.render({ canvas: canvas as unknown as HTMLCanvasElement, canvasContext: context as unknown as CanvasRenderingContext2D, viewport }).promise;
+  const rgba = context.getImageData(0, 0, width, height).data;
+  return toPgm(Buffer.from(rgba.buffer, rgba.byteOffset, rgba.byteLength), width, height);
+}
+
 /** Opens a PDF and checks the page count before any page is read. */
 export async function openPdf(bytes: Buffer, limits: PdfLimits): Promise<PdfDocument> {
-  const { getDocument, Util } = await loadPdfJs();
+  const pdfjs = await loadPdfJs();
+  const { getDocument, Util } = pdfjs;
   const task = getDocument({
     worker: await sharedPdfWorker(),
     data: new Uint8Array(bytes),
@@ -153,25 +180,10 @@ export async function openPdf(bytes: Buffer, limits: PdfLimits): Promise<PdfDocu
 
     async render(pageNumber) {
       try {
-        const { createCanvas } = await import('@napi-rs/canvas');
         const page = await doc.getPage(pageNumber);
-        const base = page.getViewport({ scale: 1 });
-        let scale = RENDER_DPI / 72;
-        const pixels = base.width * base.height * scale * scale;
-        if (pixels > limits.maxImagePixels) scale *= Math.sqrt(limits.maxImagePixels / pixels);
-        scale = Math.min(scale, MAX_CANVAS_SIDE / base.width, MAX_CANVAS_SIDE / base.height);
-        const viewport = page.getViewport({ scale });
-        const width = Math.max(1, Math.floor(viewport.width));
-        const height = Math.max(1, Math.floor(viewport.height));
-        const canvas = createCanvas(width, height);
-        const context = canvas.getContext('2d');
-        // Transparent pixels would reach OCR as black: scanned pages need a white sheet underneath.
-        context.fillStyle = '#ffffff';
-        context.fillRect(0, 0, width, height);
-        await page.render({ canvas: canvas as unknown as HTMLCanvasElement, canvasContext: context as unknown as CanvasRenderingContext2D, viewport }).promise;
-        const rgba = context.getImageData(0, 0, width, height).data;
+        const image = (await pagePicture(pdfjs, page)) ?? (await renderPage(page, limits));
         page.cleanup();
-        return await toPgm(Buffer.from(rgba.buffer, rgba.byteOffset, rgba.byteLength), width, height);
+        return image;
       } catch (err) {
         throw pageError(pageNumber, err);
       }
