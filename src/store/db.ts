@@ -36,8 +36,8 @@ export function openDb(databaseUrl: string): Db {
     // One connection, so that this process's queries wait their turn in the pool, first come first
     // served. With several, SQLite's single writer made the others wait in its busy handler, which
     // sleeps (up to 100 ms a try) on a libuv thread and lets a later writer in first: while queued
-    // scans drained, a POST's first write waited up to 1.8 s (p99 366-542 ms against 172-350 ms with
-    // one). Concurrent key lookups no longer need more: authenticated keys are remembered.
+    // scans drained, a POST's first write waited up to 2 s (docs/benchmarks.md, `bench:queue`).
+    // Concurrent key lookups no longer need more: authenticated keys are remembered.
     pool: {
       min: 1,
       max: 1,
