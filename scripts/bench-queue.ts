@@ -8,7 +8,8 @@
  * at 150 dpi; BENCH_SCAN=small: a receipt-sized page). Other variables: BENCH_SYNC_COUNT (default 40);
  * BENCH_DATABASE_URL, a PostgreSQL server (postgres://user@host:port/any-database) on which the bench
  * makes a database of its own and drops it at the end (without it: SQLite in a temporary directory);
- * REDIS_URL and the server's other variables as for `npm start` (with REDIS_URL the queue is BullMQ's).
+ * BENCH_REDIS_URL, a Redis for the queue (BullMQ) and the rate-limit counters, as for bench:api. The
+ * server's own variables (OCR_WORKERS, QUEUE_CONCURRENCY, ...) apply as for `npm start`.
  */
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
@@ -25,7 +26,8 @@ function percentile(sorted: number[], p: number): number {
 
 const scan = (await renderPage(process.env.BENCH_SCAN === 'small' ? await smallInvoicePdf() : await invoicePdf(EU_INVOICE), 150)).toString('base64');
 const database = await (process.env.BENCH_DATABASE_URL ? postgres(process.env.BENCH_DATABASE_URL) : sqlite).create();
-const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: database.url, QUEUE_POLL_MS: '50' });
+const redis = process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {};
+const config = loadConfig({ ...process.env, ...redis, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: database.url, QUEUE_POLL_MS: '50' });
 const server = await startServer(config, { logger: createLogger('warn') });
 const ws = await server.store.workspaces.create({ name: 'bench', plan: 'enterprise', per_minute: 1_000_000, per_day: 10_000_000 });
 const { secret } = await server.store.apiKeys.create({ workspace_id: ws.id, name: 'bench', scopes: ['extractions:read', 'extractions:write'] });
