@@ -5,15 +5,17 @@
  * time from POST to 202 (p50, p99; target p99 < 50 ms) measured while the queue drains.
  *
  * The scan is a generated single page (BENCH_SCAN=invoice, the default: the test suite's EU invoice
- * at 150 dpi; BENCH_SCAN=small: a receipt-sized page). Other variables: BENCH_SYNC_COUNT (default 40).
+ * at 150 dpi; BENCH_SCAN=small: a receipt-sized page). Other variables: BENCH_SYNC_COUNT (default 40);
+ * BENCH_DATABASE_URL, a PostgreSQL server (postgres://user@host:port/any-database) on which the bench
+ * makes a database of its own and drops it at the end (without it: SQLite in a temporary directory);
+ * BENCH_REDIS_URL, a Redis for the queue (BullMQ) and the rate-limit counters, as for bench:api. The
+ * server's own variables (OCR_WORKERS, QUEUE_CONCURRENCY, ...) apply as for `npm start`.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { startServer } from '../src/server.js';
 import { EU_INVOICE, invoicePdf, renderPage, smallInvoicePdf } from '../test/fixtures/documents.js';
+import { postgres, sqlite } from '../test/store/databases.js';
 
 const QUEUED = Number(process.env.BENCH_QUEUE_COUNT ?? 500);
 const SYNC = Number(process.env.BENCH_SYNC_COUNT ?? 40);
@@ -23,8 +25,9 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const scan = (await renderPage(process.env.BENCH_SCAN === 'small' ? await smallInvoicePdf() : await invoicePdf(EU_INVOICE), 150)).toString('base64');
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docex-bench-queue-'));
-const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: `sqlite:${path.join(dir, 'docex.sqlite')}`, QUEUE_POLL_MS: '50' });
+const database = await (process.env.BENCH_DATABASE_URL ? postgres(process.env.BENCH_DATABASE_URL) : sqlite).create();
+const redis = process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {};
+const config = loadConfig({ ...process.env, ...redis, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: database.url, QUEUE_POLL_MS: '50' });
 const server = await startServer(config, { logger: createLogger('warn') });
 const ws = await server.store.workspaces.create({ name: 'bench', plan: 'enterprise', per_minute: 1_000_000, per_day: 10_000_000 });
 const { secret } = await server.store.apiKeys.create({ workspace_id: ws.id, name: 'bench', scopes: ['extractions:read', 'extractions:write'] });
@@ -86,7 +89,7 @@ try {
   const [{ n: failed }] = await server.store.db('extractions').where({ workspace_id: ws.id, status: 'failed' }).count({ n: '*' });
   latencies.sort((a, b) => a - b);
 
-  console.log(`\nOCR_WORKERS=${config.ocrWorkers}, QUEUE_CONCURRENCY=${config.queueConcurrency}, scan ${process.env.BENCH_SCAN ?? 'invoice'} (${Math.round((scan.length * 3) / 4 / 1024)} KiB)\n`);
+  console.log(`\n${server.store.dialect}, queue ${config.redisUrl ? 'BullMQ' : 'in the database'}, OCR_WORKERS=${config.ocrWorkers}, QUEUE_CONCURRENCY=${config.queueConcurrency}, scan ${process.env.BENCH_SCAN ?? 'invoice'} (${Math.round((scan.length * 3) / 4 / 1024)} KiB)\n`);
   console.log('| measure | value | target |');
   console.log('|---|---|---|');
   console.log(`| synchronous, ${SYNC} scans | ${syncRate.toFixed(2)} scans/s | |`);
@@ -97,5 +100,5 @@ try {
   console.log(`| failed extractions | ${failed} | 0 |`);
 } finally {
   await server.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await database.drop();
 }

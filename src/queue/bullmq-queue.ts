@@ -2,7 +2,7 @@ import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import type { JobsRepository } from '../store/jobs.js';
-import { isCapacityError, type ExtractionQueue, type JobHandler, type NewJob } from './types.js';
+import { isCapacityError, type ExtractionQueue, type JobHandler } from './types.js';
 
 export interface BullmqQueueOptions {
   url: string;
@@ -65,16 +65,12 @@ export async function bullmqQueue(options: BullmqQueueOptions): Promise<Extracti
 
   return {
     kind: 'redis',
-    async enqueue(job: NewJob) {
-      await jobs.enqueue(job, Date.now());
+    async enqueue(extractionId: string) {
       // The extraction id is the job id, so a job is queued once whatever happens.
-      const added = queue.add('extract', { extraction_id: job.extraction_id }, { jobId: job.extraction_id });
+      const added = queue.add('extract', { extraction_id: extractionId }, { jobId: extractionId });
       let failure: unknown = null;
       const inTime = await within(added.catch((err: unknown) => (failure = err)), ENQUEUE_TIMEOUT_MS);
-      if (!inTime || failure) {
-        await jobs.remove(job.extraction_id).catch(() => undefined);
-        throw failure ?? new Error(`Redis did not take the job within ${ENQUEUE_TIMEOUT_MS} ms`);
-      }
+      if (!inTime || failure) throw failure ?? new Error(`Redis did not take the job within ${ENQUEUE_TIMEOUT_MS} ms`);
     },
     work(handler: JobHandler) {
       if (worker) return;

@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { JobsRepository } from '../store/jobs.js';
-import { isCapacityError, retryDelayMs, type ExtractionQueue, type JobHandler, type JobRecord, type NewJob } from './types.js';
+import { isCapacityError, retryDelayMs, type ExtractionQueue, type JobHandler, type JobRecord } from './types.js';
 
 export interface DatabaseQueueOptions {
   jobs: JobsRepository;
@@ -17,8 +17,8 @@ export interface DatabaseQueueOptions {
 
 /**
  * The queue without Redis: jobs are rows of the database, so a restart (or, on PostgreSQL, another
- * instance) takes up the work a stopped process left. A job enqueued here wakes this process's
- * workers at once; other processes find it on their next poll.
+ * instance) takes up the work a stopped process left. A job enqueued here (its row stored with its
+ * extraction's) wakes this process's workers at once; other processes find it on their next poll.
  */
 export function databaseQueue(options: DatabaseQueueOptions): ExtractionQueue {
   const { jobs, logger } = options;
@@ -88,8 +88,7 @@ export function databaseQueue(options: DatabaseQueueOptions): ExtractionQueue {
 
   return {
     kind: 'database',
-    async enqueue(job: NewJob) {
-      await jobs.enqueue(job, Date.now());
+    async enqueue() {
       wakeUp();
     },
     work(h) {

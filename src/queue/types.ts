@@ -1,7 +1,6 @@
 import type { JobRecord } from '../store/jobs.js';
 
 export type { JobRecord };
-export type NewJob = Omit<JobRecord, 'attempts'>;
 
 /** What a worker does with a job; the queue decides what happens when it throws. */
 export interface JobHandler {
@@ -14,8 +13,8 @@ export interface JobHandler {
 /** The queue of asynchronous extractions: the database without Redis, BullMQ with it. */
 export interface ExtractionQueue {
   readonly kind: 'database' | 'redis';
-  /** Hands an admitted extraction (its record already stored as `processing`) to the workers. */
-  enqueue(job: NewJob): Promise<void>;
+  /** Hands to the workers an admitted extraction whose record (`processing`) and job are stored already. */
+  enqueue(extractionId: string): Promise<void>;
   /** Starts taking jobs in this process (not on an API-only instance). */
   work(handler: JobHandler): void;
   /** Jobs waiting for a worker. */

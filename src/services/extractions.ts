@@ -4,7 +4,7 @@ import { ApiError, DocumentError, invalidRequest, notFound, serviceUnavailable }
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/index.js';
-import type { ExtractionOutcome, ExtractionRecord } from '../store/extractions.js';
+import type { ExtractionOutcome, ExtractionRecord, ExtractionsRepository } from '../store/extractions.js';
 import type { ExtractionQueue, JobHandler } from '../queue/types.js';
 import type { Config } from '../config.js';
 import { documentContent } from '../extraction/document-content.js';
@@ -114,8 +114,15 @@ export function extractionService(deps: {
     return { file, languages: ocrLanguages(body.languages, template, config) };
   }
 
-  async function record(workspaceId: string, body: ExtractionCreate, file: DecodedFile, requestId: string, source: 'api' | 'cli'): Promise<ExtractionRecord> {
-    return store.extractions.create(
+  async function record(
+    extractions: ExtractionsRepository,
+    workspaceId: string,
+    body: ExtractionCreate,
+    file: DecodedFile,
+    requestId: string,
+    source: 'api' | 'cli',
+  ): Promise<ExtractionRecord> {
+    return extractions.create(
       { id: newId('ext'), workspace_id: workspaceId, file_name: body.file_name, file_type: file.contentType, template_id: body.template_id ?? null, source, request_id: requestId },
       config.keepUploads ? file.bytes : null,
     );
@@ -163,7 +170,7 @@ export function extractionService(deps: {
         }
       }
       const admitted = await admit(workspaceId, body);
-      const { id } = await record(workspaceId, body, admitted.file, requestId, source);
+      const { id } = await record(store.extractions, workspaceId, body, admitted.file, requestId, source);
       let outcome: ExtractionOutcome;
       try {
         outcome = await outcomeOf(workspaceId, admitted, body.template_id);
@@ -184,15 +191,27 @@ export function extractionService(deps: {
       return stored;
     },
 
-    /** Checks and stores the request as `processing` and queues it; the workers finish it. */
+    /**
+     * Checks the request, stores it as `processing` with its job in one transaction and queues it;
+     * the workers finish it.
+     */
     async enqueue(workspaceId: string, body: ExtractionCreate, requestId: string, source: 'api' | 'cli' = 'api'): Promise<ExtractionRecord> {
       const { file, languages } = await admit(workspaceId, body);
-      const created = await record(workspaceId, body, file, requestId, source);
+      const created = await store.transaction(async (tx) => {
+        const stored = await record(tx.extractions, workspaceId, body, file, requestId, source);
+        const job = { extraction_id: stored.id, workspace_id: workspaceId, file: file.bytes, content_type: file.contentType, template_id: body.template_id ?? null, languages: languages?.join(',') ?? null };
+        await tx.jobs.enqueue(job, Date.now());
+        return stored;
+      });
       try {
-        await queue.enqueue({ extraction_id: created.id, workspace_id: workspaceId, file: file.bytes, content_type: file.contentType, template_id: body.template_id ?? null, languages: languages?.join(',') ?? null });
-      } catch (err) {
-        await store.extractions
-          .finish(created.id, { status: 'failed', error_code: 'service_unavailable', error_message: 'The queue could not be reached.', pages: 0, credits_used: 0 })
+        await queue.enqueue(created.id);
+      } catch {
+        // No worker will hear of the job: it goes, and the record says why the extraction never ran.
+        await store
+          .transaction(async (tx) => {
+            await tx.jobs.remove(created.id);
+            await tx.extractions.finish(created.id, { status: 'failed', error_code: 'service_unavailable', error_message: 'The queue could not be reached.', pages: 0, credits_used: 0 });
+          })
           .catch((e: unknown) => logger.error({ err: e, extraction_id: created.id }, 'could not mark extraction failed'));
         throw serviceUnavailable('The extraction queue is unavailable; retry shortly.', 5);
       }

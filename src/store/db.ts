@@ -9,9 +9,6 @@ export function dialectOf(databaseUrl: string): Dialect {
   return databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'postgres';
 }
 
-/** libuv's default thread pool size, on which sqlite3 runs queries. */
-const SQLITE_CONNECTIONS = 4;
-
 /** The file of a `sqlite:` URL, or `:memory:`. */
 export function sqliteFilename(databaseUrl: string): string {
   return databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
@@ -36,13 +33,15 @@ export function openDb(databaseUrl: string): Db {
     client: 'sqlite3',
     connection: { filename },
     useNullAsDefault: true,
+    // One connection, so that this process's queries wait their turn in the pool, first come first
+    // served. With several, SQLite's single writer made the others wait in its busy handler, which
+    // sleeps (up to 100 ms a try) on a libuv thread and lets a later writer in first: while queued
+    // scans drained, a POST's first write waited up to 2 s (docs/benchmarks.md, `bench:queue`).
+    // Concurrent key lookups no longer need more: authenticated keys are remembered.
     pool: {
       min: 1,
-      // Each connection runs its queries one at a time on a libuv thread: several let the key lookups of
-      // concurrent requests run side by side (GET /v1/me 1,700 -> 2,700 req/s with 4). An in-memory
-      // database exists once per connection, so it keeps one.
-      max: filename === ':memory:' ? 1 : SQLITE_CONNECTIONS,
-      // WAL lets readers go on while one write is in progress; busy_timeout waits for a lock instead of failing at once.
+      max: 1,
+      // WAL lets another process read while one writes; busy_timeout waits for another process's lock instead of failing at once.
       afterCreate(conn: { exec: (sql: string, cb: (err: Error | null) => void) => void }, done: (err: Error | null, conn: unknown) => void) {
         conn.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;', (err) => done(err, conn));
       },

@@ -26,6 +26,12 @@ export interface Store {
   idempotency: ReturnType<typeof idempotencyRepository>;
   jobs: ReturnType<typeof jobsRepository>;
   webhooks: ReturnType<typeof webhooksRepository>;
+  /**
+   * Runs `work` in one transaction, with the repositories of rows written together bound to it: a
+   * queued extraction and its job exist together or not at all, and are one commit (one wait for
+   * the database's single writer or its disk, not two).
+   */
+  transaction<T>(work: (tx: Pick<Store, 'extractions' | 'jobs'>) => Promise<T>): Promise<T>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -68,6 +74,7 @@ export async function openStore(databaseUrl: string, options: StoreOptions = {})
     idempotency: idempotencyRepository(db),
     jobs: jobsRepository(db),
     webhooks: webhooksRepository(db),
+    transaction: (work) => db.transaction((trx) => work({ extractions: extractionsRepository(trx, instanceId), jobs: jobsRepository(trx) })),
     async ping() {
       await db.raw('select 1');
     },

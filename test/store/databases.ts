@@ -22,7 +22,7 @@ if (requireServices && !postgresServer) {
   throw new Error('REQUIRE_SERVICES=1 but TEST_DATABASE_URL is not set: the suites must run on PostgreSQL too');
 }
 
-const sqlite: DatabaseKind = {
+export const sqlite: DatabaseKind = {
   name: 'sqlite',
   async create() {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docex-store-'));
@@ -31,7 +31,7 @@ const sqlite: DatabaseKind = {
 };
 
 /** A fresh database on the TEST_DATABASE_URL server per call, so parallel runs never share tables. */
-function postgres(serverUrl: string): DatabaseKind {
+export function postgres(serverUrl: string): DatabaseKind {
   return {
     name: 'postgres',
     async create() {
