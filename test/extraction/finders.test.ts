@@ -357,6 +357,11 @@ describe('headerBlock', () => {
     expect(run(headerBlock, heading)[1]!.value).toBe('Lot 1626, Mukim Kampung Laut 16200 Palekbang, Kelantan');
     const state = layoutDocument(tillRoll(['PETRON TUMPAT SDN BHD', 'Lot 1626, Mukim Kampung Laut', '16200 Palekbang', 'KELANTAN', ['TOTAL', '9.90']]));
     expect(run(headerBlock, state)[1]!.value).toBe('Lot 1626, Mukim Kampung Laut 16200 Palekbang KELANTAN');
+    // A lot number is no postcode, and a remark in brackets no address line, whatever their figures.
+    const lot = layoutDocument(tillRoll(['THE STORE (MALAYSIA) SDN BHD', 'WWW.TSTORE.COM.MY', 'LOT 34817 JALAN BATU AMBAR', 'TAMAN KOK LIAN', '51200 KUALA LUMPUR', 'GST REG NO: 000123456789', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, lot)[1]!.value).toBe('LOT 34817 JALAN BATU AMBAR TAMAN KOK LIAN 51200 KUALA LUMPUR');
+    const remark = layoutDocument(tillRoll(['TONYMOLY SDN BHD', '(TONYMOLY SHOP (95874))', 'UNIT L1-044B, VIVACITY MEGAMALL,', '93350 KUCHING, SARAWAK', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, remark)[1]!.value).toBe('UNIT L1-044B, VIVACITY MEGAMALL, 93350 KUCHING, SARAWAK');
     const phoneLike = layoutDocument(tillRoll(['VIVO MARKETING SDN BHD (1070687-M)', 'JALAN MANIS 4 TAMAN SEGAR 56100 KL', 'TEL: 03-91334364', ['TOTAL', '9.90']]));
     expect(run(headerBlock, phoneLike).map((c) => c.value)).toEqual(['VIVO MARKETING SDN BHD', 'JALAN MANIS 4 TAMAN SEGAR 56100 KL']);
   });

@@ -28,8 +28,8 @@ const POSTCODE = /(?<![\d-])\d{4,6}(?![\d-])/;
 /** British and Irish postcodes ("SW1B 3BN") carry letters. */
 const UK_POSTCODE = /\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}\b/;
 const HOUSE_NUMBER = /^[^\p{L}\p{N}]*(?:no\.?\s*[:：]?\s*\d|(?:lot|unit|block|blk)\b|\d{1,5}[A-Za-z]?\s*[,.]\s*\p{L}|\d{1,5}[A-Za-z]?,\s+\w+\/|(?=[A-Z-]*\d)[A-Z\d]{1,4}(?:-[A-Z\d]{1,4}){1,3}\s*,\s*\p{L})/iu;
-/** The line that ends an address: a postcode followed by its place ("43300 SERI KEMBANGAN"), not a lot number ("LOT 1851,") or a street's ("JALAN 3/1378 BATU 5"). */
-const POSTCODE_PLACE = /(?<![\d/-])\d{4,6}\s+\p{L}{3,}/u;
+/** The line that ends an address: a postcode followed by its place ("43300 SERI KEMBANGAN"), not a lot number ("LOT 1851,", "LOT 34817 JALAN") or a street's ("JALAN 3/1378 BATU 5"). */
+const POSTCODE_PLACE = /(?<![\d/-])(?<!\b(?:lot|no|unit|blk|block)\.?\s*)\d{4,6}\s+\p{L}{3,}/iu;
 /** A company or tax registration number alone, often in brackets: "(933109-X)", "JM0325955-V". */
 const REGISTRATION_NUMBER = /^\(?[A-Z]{0,3}\s?\d{4,}[-\s]?[A-Z]?\)?\.?$/;
 const HEADER_ROWS = 14;
@@ -91,6 +91,8 @@ function kindOf(text: string, lines: Line[]): Kind {
   if (REGISTRATION_NUMBER.test(trimmed.replace(/\s+/g, ' ')) || has(trimmed, REGISTRATION)) return 'registration';
   // "22241 WS CUT SCISSORS 18.00 SR": an item and its price, however like a postcode its code reads.
   if (PRICED.test(trimmed)) return 'other';
+  // "(TONYMOLY SHOP (95874))": a remark in brackets, however like a postcode its number reads.
+  if (/^\(.*\)$/.test(trimmed)) return 'other';
   // "VIVOPAC MARKETING SDN BHD (1070687-M)": the registration number reads like a phone number; the name before it decides.
   const named = nameOf(trimmed);
   if (named !== trimmed && (hasLegalForm(named) || business(named)) && readsLikeName(named)) return 'name';
