@@ -362,6 +362,11 @@ describe('headerBlock', () => {
     expect(run(headerBlock, lot)[1]!.value).toBe('LOT 34817 JALAN BATU AMBAR TAMAN KOK LIAN 51200 KUALA LUMPUR');
     const remark = layoutDocument(tillRoll(['TONYMOLY SDN BHD', '(TONYMOLY SHOP (95874))', 'UNIT L1-044B, VIVACITY MEGAMALL,', '93350 KUCHING, SARAWAK', ['TOTAL', '9.90']]));
     expect(run(headerBlock, remark)[1]!.value).toBe('UNIT L1-044B, VIVACITY MEGAMALL, 93350 KUCHING, SARAWAK');
+    // A colon OCR read before the company line is a speck; a second lot number after '&' is no postcode; "CASH & CARRY" is a trade.
+    const specked = layoutDocument(tillRoll([': THE TOAST F&B SDN BHD (965752-T) :', '2110&2111 JALAN PERMAS UTARA', 'BANDAR BARU PERMAS', '81750 JOHOR BAHRU JOHOR', 'Tel: 07-3886880', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, specked).map((c) => c.value)).toEqual(['THE TOAST F&B SDN BHD', '2110&2111 JALAN PERMAS UTARA BANDAR BARU PERMAS 81750 JOHOR BAHRU JOHOR']);
+    const trade = layoutDocument(tillRoll(['SLF CASH & CARRY', 'NO 15 JLN TSJ2 SUBANG JASA,', 'OFF JLN BT 3 SUBANG,', '40000 SHAH ALAM SEL.', 'TEL 03-77342368', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, trade)[0]!.value).toBe('SLF CASH & CARRY');
     const phoneLike = layoutDocument(tillRoll(['VIVO MARKETING SDN BHD (1070687-M)', 'JALAN MANIS 4 TAMAN SEGAR 56100 KL', 'TEL: 03-91334364', ['TOTAL', '9.90']]));
     expect(run(headerBlock, phoneLike).map((c) => c.value)).toEqual(['VIVO MARKETING SDN BHD', 'JALAN MANIS 4 TAMAN SEGAR 56100 KL']);
   });

@@ -29,7 +29,7 @@ const POSTCODE = /(?<![\d-])\d{4,6}(?![\d-])/;
 const UK_POSTCODE = /\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}\b/;
 const HOUSE_NUMBER = /^[^\p{L}\p{N}]*(?:no\.?\s*[:：]?\s*\d|(?:lot|unit|block|blk)\b|\d{1,5}[A-Za-z]?\s*[,.]\s*\p{L}|\d{1,5}[A-Za-z]?,\s+\w+\/|(?=[A-Z-]*\d)[A-Z\d]{1,4}(?:-[A-Z\d]{1,4}){1,3}\s*,\s*\p{L})/iu;
 /** The line that ends an address: a postcode followed by its place ("43300 SERI KEMBANGAN"), not a lot number ("LOT 1851,", "LOT 34817 JALAN") or a street's ("JALAN 3/1378 BATU 5"). */
-const POSTCODE_PLACE = /(?<![\d/-])(?<!\b(?:lot|no|unit|blk|block)\.?\s*)\d{4,6}\s+\p{L}{3,}/iu;
+const POSTCODE_PLACE = /(?<![\d/&-])(?<!\b(?:lot|no|unit|blk|block)\.?\s*)\d{4,6}\s+\p{L}{3,}/iu;
 /** A company or tax registration number alone, often in brackets: "(933109-X)", "JM0325955-V". */
 const REGISTRATION_NUMBER = /^\(?[A-Z]{0,3}\s?\d{4,}[-\s]?[A-Z]?\)?\.?$/;
 const HEADER_ROWS = 14;
@@ -79,7 +79,8 @@ function business(text: string): boolean {
 }
 
 function kindOf(text: string, lines: Line[]): Kind {
-  const trimmed = text.trim();
+  // A colon OCR read before a row is a speck, not the end of a label.
+  const trimmed = text.trim().replace(/^[:：]\s*/, '');
   // A row of column labels ("Order | Factuur datum | Vervaldatum") ends a letterhead like a single label does;
   // a letterhead's own details ("GST NO: | 000342237184") do not.
   const labels = lines.flatMap((l) => matchLabel(l.text.replace(/\s*[:：]\s*$/, ''))?.fields ?? []);
@@ -182,7 +183,7 @@ export const headerBlock: Finder = (ctx) => {
   const out: Candidate[] = [
     {
       field: 'vendor_name',
-      value: name.replace(/[,;&\s]+$/, ''),
+      value: name.replace(/^[:：;|\s]+/, '').replace(/[,;&\s]+$/, ''),
       // On an invoice other finders know more; a company line at the very top still says much there.
       score: receipt ? 0.8 * (how === 'company line' ? 1 : how === 'first name line' ? 0.75 : 0.9) : how === 'company line' ? 0.6 : 0.4,
       textConfidence: meanConfidence(nameLines.flatMap((l) => l.words)),
