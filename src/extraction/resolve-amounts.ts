@@ -174,7 +174,7 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
       h.support -= 0.2;
       h.notes.push(`with tax ${taxed.value} it makes another amount printed`);
     }
-    // Two totals a few cents apart: the later one, in five cents, is the first rounded for cash, whether or not OCR read the rounding line's figure.
+    // Of such a pair, the rounded total is what was paid.
     const pair = roundedPairs.find(([a, b]) => a === h.candidate || b === h.candidate);
     if (pair && pair[1] === h.candidate) {
       h.support += 0.15;
