@@ -129,6 +129,9 @@ export function decimalMark(raw: string): { at: number; threeAfter: boolean } {
   return raw.length - at - 1 === 3 ? { at: -1, threeAfter: true } : { at, threeAfter: false };
 }
 
+/** Amounts agree when they are the same to the cent (floating point aside). */
+export const amountsAgree = (a: number, b: number) => Math.abs(a - b) < 0.005;
+
 /**
  * Reads the first amount in `text`. With both ',' and '.' present the last one is the decimal
  * mark; a single separator followed by exactly three digits is a thousands separator

@@ -1,10 +1,9 @@
 import type { Candidate, FinderContext } from './finders/types.js';
+import { amountsAgree as agree } from './normalise.js';
 
 /** What one independent check (subtotal + tax, cash - change) adds to a total's weight: two outweigh a label. */
 const CONFIRMS = 0.35;
 
-/** Amounts agree when they are the same to the cent (floating point aside). */
-const agree = (a: number, b: number) => Math.abs(a - b) < 0.005;
 const money = (n: number) => n.toFixed(2);
 
 /** Two amounts as printed that differ in one figure only. */

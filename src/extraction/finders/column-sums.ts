@@ -1,6 +1,8 @@
 import { matchLabel } from '../labels.js';
 import { union } from '../layout.js';
+import { amountsAgree } from '../normalise.js';
 import type { Box, Word } from '../types.js';
+import { labelStrength } from './labelled.js';
 import { readValue } from './read-value.js';
 import { meanConfidence } from './words.js';
 import type { Candidate, Finder } from './types.js';
@@ -11,8 +13,6 @@ const SUMMED = new Set(['subtotal', 'tax_amount', 'total_amount']);
 const MAX_ROWS = 8;
 /** A gap of this many text heights ends the column. */
 const MAX_GAP = 4;
-
-const agree = (a: number, b: number) => Math.abs(a - b) < 0.005;
 
 /** The words of a column: those whose middle lies across the value's box. */
 function inColumn(word: Word, box: Box): boolean {
@@ -49,12 +49,12 @@ export const columnSums: Finder = (ctx) => {
     }
     for (let k = 2; k < rows.length; k += 1) {
       const above = rows.slice(0, k).reduce((sum, r) => sum + r.amount, 0);
-      if (!agree(above, rows[k]!.amount)) continue;
+      if (!amountsAgree(above, rows[k]!.amount)) continue;
       out.push({
         field,
         value: rows[k]!.value,
         amount: rows[k]!.amount,
-        score: (match.exact ? 0.95 : 0.55 + 0.3 * match.coverage) + 0.03,
+        score: labelStrength(match) + 0.03,
         textConfidence: meanConfidence(rows[k]!.words),
         explanation: `label '${pair.label}' on page ${pair.page}, the sum of the ${k} amounts under it`,
         page: pair.page,

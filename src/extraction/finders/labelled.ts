@@ -1,4 +1,4 @@
-import { matchLabel } from '../labels.js';
+import { matchLabel, type LabelMatch } from '../labels.js';
 import { parseDate } from '../normalise.js';
 import type { LabelValue } from '../types.js';
 import { readValue } from './read-value.js';
@@ -6,6 +6,11 @@ import type { Candidate, Finder } from './types.js';
 
 /** Contact and tax details under the customer's label are the customer's, not the vendor's. */
 const VENDOR_DETAILS = new Set(['vendor_tax_id', 'email', 'phone', 'iban']);
+
+/** How strongly a label points to its field: a lexicon phrase most, one contained among other words less, the less of it the phrase covers. */
+export function labelStrength(match: LabelMatch): number {
+  return match.exact ? 0.95 : 0.55 + 0.3 * match.coverage;
+}
 
 export function labelExplanation(pair: LabelValue, note?: string): string {
   const where = pair.position === 'right' ? 'value to the right' : 'value below';
@@ -26,7 +31,7 @@ export const labelledValues: Finder = (ctx) => {
     for (const { field, kind } of match.fields) {
       const read = readValue(kind, kind === 'amount' || kind === 'date' ? ctx.mended(pair.page, pair.value) : pair.value, ctx.order);
       if (!read) continue;
-      const strength = match.exact ? 0.95 : 0.55 + 0.3 * match.coverage;
+      const strength = labelStrength(match);
       // The first line under a party's label is often a customer number or a remark: `partyBlocks` reads the whole block.
       const below = pair.position === 'right' ? 1 : kind === 'name' ? 0.85 : 0.95;
       const line = ctx.lineOf(pair.valueWords[0]!);

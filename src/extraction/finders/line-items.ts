@@ -1,6 +1,6 @@
 import { union } from '../layout.js';
 import { median } from '../median.js';
-import { currencyOf, decimalMark, parseAmount } from '../normalise.js';
+import { amountsAgree, currencyOf, decimalMark, parseAmount } from '../normalise.js';
 import type { Box, DocumentText, FoundField, Line, PageText, Word } from '../types.js';
 import { endLabel, findHeader, mentionsEnd, NUMERIC_KINDS, span, type Column, type ColumnKind } from './line-items-header.js';
 
@@ -756,7 +756,7 @@ function itemsOf(segment: Segment): LineItem[] {
   for (const draft of drafts) {
     const item = itemOf(draft, descColumn);
     const amount = item.cells.amount ? Number(item.cells.amount.value) : null;
-    if (amount !== null && items.length >= 2 && Math.abs(amount - sum) < 0.005 && mentionsEnd(draft.lines.flat())) continue;
+    if (amount !== null && items.length >= 2 && amountsAgree(amount, sum) && mentionsEnd(draft.lines.flat())) continue;
     items.push(item);
     sum += amount ?? 0;
   }
