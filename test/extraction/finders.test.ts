@@ -350,6 +350,9 @@ describe('headerBlock', () => {
     // "109, SS21/1A," is a house number and street; an item with its price is no address, whatever its code.
     const section = layoutDocument(tillRoll(['BISTRO & CAFE', '109, SS21/1A,', 'DAMANSARA UTAMA', 'GST ID : 001661886464', ['TOTAL', '9.90']]));
     expect(run(headerBlock, section).map((c) => c.value)).toEqual(['BISTRO & CAFE', '109, SS21/1A, DAMANSARA UTAMA']);
+    // Trade words alone under a name say what the business is: the name above is the vendor.
+    const described = layoutDocument(tillRoll(['THREE STOOGES', 'BISTRO & CAFE', '109, SS21/1A,', 'DAMANSARA UTAMA', 'GST ID : 001661886464', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, described).map((c) => c.value)).toEqual(['THREE STOOGES', '109, SS21/1A, DAMANSARA UTAMA']);
     const items = layoutDocument(tillRoll(['WATSONS PERSONAL CARE STORES SDN BHD', 'GST Reg No. 000947339264', '22241 WS CUT SCISSORS 18.00 SR', ['TOTAL', '18.00']]));
     expect(run(headerBlock, items).map((c) => c.field)).toEqual(['vendor_name']);
     // The line after the postcode is the state, not a heading that holds a label's word.

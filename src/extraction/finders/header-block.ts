@@ -78,6 +78,14 @@ function business(text: string): boolean {
   return foldPhrase(text).split(' ').length <= 6 && has(text, BUSINESS);
 }
 
+/** A row of trade words and nothing else ("BISTRO & CAFE"), no legal form among them. */
+function tradeOnly(text: string): boolean {
+  if (hasLegalForm(text)) return false;
+  let rest = ` ${foldPhrase(text)} `;
+  for (const phrase of BUSINESS) rest = rest.replaceAll(phrase, ' ');
+  return !rest.replace(/\b(?:and|dan)\b/g, ' ').trim();
+}
+
 function kindOf(text: string, lines: Line[]): Kind {
   // A colon OCR read before a row is a speck, not the end of a label.
   const trimmed = text.trim().replace(/^[:：]\s*/, '');
@@ -173,9 +181,12 @@ export const headerBlock: Finder = (ctx) => {
   // "PASARAYA BORONG PINTAR" over "SDN BHD", "THE COFFEE BEAN" over "& TEA LEAF (M) SDN BHD": the company line only ends the name above it.
   const onlyEnds = isLegalFormOnly(above[start]!.text) || /^(?:&|(?:restaurant|restoran|sdn|bhd|s\/b)\b)/i.test(above[start]!.text.trim());
   if (onlyEnds && start > 0 && above[start - 1]!.kind === 'name') start -= 1;
+  // "THREE STOOGES" over "BISTRO & CAFE": trade words alone under a name say what the business is, not what it is called.
+  const described = !onlyEnds && start > 0 && above[start - 1]!.kind === 'name' && tradeOnly(above[start]!.text);
+  if (described) start -= 1;
   // A company name broken over two lines ("HOME MASTER HARDWARE &" / "ELECTRICAL").
   let end = start;
-  while (end + 1 < above.length && above[end + 1]!.kind === 'name' && (/[&,\-]$/.test(above[end]!.text.trim()) || above[end + 1]!.business)) end += 1;
+  while (!described && end + 1 < above.length && above[end + 1]!.kind === 'name' && (/[&,\-]$/.test(above[end]!.text.trim()) || above[end + 1]!.business)) end += 1;
   const nameRows = rows.slice(start, end + 1);
   const name = nameOf(nameRows.map((r) => r.text.trim()).join(' '));
   const nameLines = nameRows.flatMap((r) => r.lines);
