@@ -154,6 +154,8 @@ describe('amountRows', () => {
     expect(found(amountRows, layoutDocument(tillRoll([['TOTAL SALES', 'RM 8 60']])))).toEqual([]);
     const spaced = found(amountRows, layoutDocument(tillRoll([['Total Sales', 'RM 65. 20']]), 'ocr'));
     expect(spaced).toEqual([{ field: 'total_amount', value: '65.20', explanation: "label 'Total Sales' and the amount on one row on page 1 (read as '65. 20')" }]);
+    const spacedOut = found(amountRows, layoutDocument(tillRoll([['TOTAL', 'RM 1 . 3 8']]), 'ocr'));
+    expect(spacedOut).toEqual([{ field: 'total_amount', value: '1.38', explanation: "label 'TOTAL' and the amount on one row on page 1 (read as '1 . 3 8')" }]);
   });
 
   it('leaves rows whose text is no label (items, dates) alone', () => {

@@ -40,8 +40,8 @@ export const amountRows: Finder = (ctx) => {
     if (!match || !amount) continue;
     const words = lines.flatMap((l) => l.words);
     const fields = match.fields.filter((f) => f.kind === 'amount');
-    // Mending may move figures right by one ("65. 20" read for 65.20): the reading starts with the figures before it.
-    const asRead = read.slice(read.slice(0, last.index!).search(/\d*$/), last.index! + last[0].length);
+    // Mending moves figures right over the spaces it took out ("65. 20", "1 . 3 8"): the reading starts where those spaces do.
+    const asRead = read.slice(text.slice(0, last.index!).search(/ *$/), last.index! + last[0].length).trim();
     const mended = asRead !== last[0] ? ` (read as '${asRead}')` : '';
     fields.forEach(({ field }, i) => {
       out.push({

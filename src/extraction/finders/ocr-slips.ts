@@ -5,14 +5,14 @@
  *
  * - The decimal point read as a space ("RM 8 60", "20 00"), only in the amount that ends the
  *   text, where totals stand: "2 15" inside a row is a quantity and a price.
- * - A space read after the decimal point ("RM 65. 20"), in the amount that ends the text: the
- *   figures move right by one, so the amount keeps its length and place.
+ * - Spaces read around the decimal point or between the cents ("RM 65. 20", "RM 1 . 3 8"), in
+ *   the amount that ends the text: the figures move right, so the amount keeps its length and place.
  * - A zero read as the letter O ("RMO0.00", "1O.50").
  * - A date's zero read as 6, 8 or 9 where no other digit can stand: a month "63" or "83"
  *   (30/63/2018), a year "2618".
  */
 const POINT_AS_SPACE = /(?<![\d.,]\s?)(?<!\d)(\d{1,6}) (\d{2})(?=\s*[^\d\s%]{0,2}\s*$)/;
-const SPACE_AFTER_POINT = /(?<![\d.,])(\d{1,6})([.,]) (\d{2})(?=\s*[^\d\s%]{0,2}\s*$)/;
+const SPACED_POINT = /(?<![\d.,])(\d{1,6}) ?([.,]) ?(\d) ?(\d)(?=\s*[^\d\s%]{0,2}\s*$)/;
 const O_AS_ZERO = /(?<=^|[\s\d.,:(]|RM)[Oo](?=\d|[.,]\d)/g;
 const DATE = /(?<!\d)(\d{2})([/.-])(\d{2})\2(\d{4})(?!\d)/g;
 
@@ -24,6 +24,6 @@ export function mendSlips(text: string): string {
   return text
     .replace(O_AS_ZERO, '0')
     .replace(POINT_AS_SPACE, '$1.$2')
-    .replace(SPACE_AFTER_POINT, ' $1$2$3')
+    .replace(SPACED_POINT, (read: string, units: string, point: string, tens: string, cents: string) => `${units}${point}${tens}${cents}`.padStart(read.length))
     .replace(DATE, (_, a: string, sep: string, b: string, y: string) => `${zeroAgain(a, 31)}${sep}${zeroAgain(b, 12)}${sep}${year(y)}`);
 }
