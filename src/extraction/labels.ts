@@ -173,6 +173,18 @@ export function hasLabelWord(text: string): boolean {
   return text.split(/[^\p{L}]+/u).some((word) => word.length >= 4 && lexicon.hasWord(word));
 }
 
+/**
+ * A row read by OCR with each word a letter away from one label word only put right ("Tatal
+ * Inclusive GST" for "Total"), keeping the word's case and the row's length.
+ */
+export function mendLabelWords(text: string): string {
+  return text.replace(/\p{L}+/gu, (word) => {
+    const meant = lexicon.misread(word);
+    if (!meant) return word;
+    return [...meant].map((c, i) => (word[i] === word[i]!.toUpperCase() ? c.toUpperCase() : c)).join('');
+  });
+}
+
 /** Whether the label is exactly a lexicon phrase, of a canonical field or not. */
 export function isKnownLabel(label: string): boolean {
   return matchLabel(label)?.exact ?? false;

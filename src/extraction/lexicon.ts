@@ -7,6 +7,9 @@ import { fileURLToPath } from 'node:url';
  * are compared folded (see `foldPhrase`), so files may write them with accents and punctuation.
  */
 
+/** Words shorter than this are too many letters alike to say which one OCR misread ("tax", "tai"). */
+const MISREAD_MIN = 5;
+
 /** One lexicon phrase: the words it is made of and the fields it may introduce, in the files' order. */
 interface Entry {
   words: string[];
@@ -47,7 +50,7 @@ export type Reducer = (phrase: string) => string;
  * A lexicon over the label files in `dir`. `reduce` is applied to every phrase, the files' and
  * the documents' alike, before folding (label syntax such as "#" or "Nr." for "no").
  */
-export function loadLexicon(dir: string, reduce: Reducer): { match(phrase: string): PhraseMatch | null; hasWord(word: string): boolean } {
+export function loadLexicon(dir: string, reduce: Reducer): { match(phrase: string): PhraseMatch | null; hasWord(word: string): boolean; misread(word: string): string | null } {
   const byFirstWord = new Map<string, Entry[]>();
   const exact = new Map<string, Entry>();
   /** Entries by their letters alone: PDFs that place glyphs one by one print "Ver käufer" for "Verkäufer". */
@@ -72,9 +75,26 @@ export function loadLexicon(dir: string, reduce: Reducer): { match(phrase: strin
   }
 
   const vocabulary = new Set([...exact.values()].flatMap((entry) => entry.words));
+  /** Vocabulary words of MISREAD_MIN letters or more by each way of blanking one of their letters ("t?tal"). */
+  const blanked = new Map<string, Set<string>>();
+  for (const word of vocabulary) {
+    if (word.length < MISREAD_MIN || !/^\p{L}+$/u.test(word)) continue;
+    for (let i = 0; i < word.length; i += 1) {
+      const key = `${word.slice(0, i)}?${word.slice(i + 1)}`;
+      blanked.set(key, (blanked.get(key) ?? new Set()).add(word));
+    }
+  }
   return {
     /** Whether a word (reduced and folded as phrases are) is part of any entry. */
     hasWord: (word) => vocabulary.has(foldPhrase(reduce(word))),
+    /** The one vocabulary word that a word not in it becomes with one letter changed ("tatal": "total"), if there is exactly one. */
+    misread(word) {
+      const folded = foldPhrase(word);
+      if (folded.length < MISREAD_MIN || folded.length !== word.length || vocabulary.has(folded)) return null;
+      const found = new Set<string>();
+      for (let i = 0; i < folded.length; i += 1) for (const w of blanked.get(`${folded.slice(0, i)}?${folded.slice(i + 1)}`) ?? []) found.add(w);
+      return found.size === 1 ? [...found][0]! : null;
+    },
     /** The entry equal to the phrase, else the longest entry the phrase contains as whole words. */
     match(phrase) {
       const key = foldPhrase(reduce(phrase));

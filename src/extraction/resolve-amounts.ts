@@ -71,7 +71,8 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
   const taxes = of('tax_amount');
   const tendered = of('amount_tendered');
   const changes = of('change_due');
-  const roundings = of('rounding').filter((r) => Math.abs(r.amount!) < 1);
+  // Cash is rounded to the nearest coin, so by at most half the largest coin tills round to (Swedish kronor: 0.50).
+  const roundings = of('rounding').filter((r) => Math.abs(r.amount!) <= 0.5);
   const unlabelled = of('amount');
   const chosen = new Map<string, Chosen>();
 

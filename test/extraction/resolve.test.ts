@@ -128,6 +128,13 @@ describe('receipts', () => {
     expect(found.get('total_amount')!.value).toBe('33.90');
   });
 
+  it('reads a total label OCR misread by one letter on an OCR page only, and takes no rounding larger than half a coin', () => {
+    const rows = tillRoll(['KEDAI MAJU SDN BHD', ['SUBTOTAL', '188.00'], ['Rounding Adj', '0.60'], ['Tatal Inclusive GST', '165.00'], ['MASTER', '185.00']]);
+    const scanned = new Map(extractFields(layoutDocument(rows, 'ocr')).map((f) => [f.field, f]));
+    expect(scanned.get('total_amount')).toMatchObject({ value: '165.00', explanation: expect.stringContaining("label 'Total Inclusive GST'") });
+    expect(fields(rows).get('total_amount')?.explanation ?? '').not.toContain('Total Inclusive GST');
+  });
+
   it('takes what was paid: the total after its rounding adjustment, confirmed by cash tendered minus change', () => {
     const found = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['TOTAL', '42.42'], ['ROUNDING ADJ', '-0.02'], ['CASH', '50.00'], ['CHANGE', '7.60']]));
     expect(found.get('document_type')!.value).toBe('receipt');

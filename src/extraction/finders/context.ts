@@ -1,4 +1,4 @@
-import { isLabelPhrase } from '../labels.js';
+import { isLabelPhrase, mendLabelWords } from '../labels.js';
 import { findPairs } from '../layout.js';
 import { dateOrderOf } from '../normalise.js';
 import { documentText } from '../text.js';
@@ -41,6 +41,6 @@ export function finderContext(doc: DocumentText): FinderContext & { documentType
     lineOf: (word) => byWord.get(word),
     inRecipientBlock: (l) => recipients.has(l.line),
     ocr: (page) => ocrPages.has(page),
-    mended: (page, line) => (ocrPages.has(page) ? mendSlips(line) : line),
+    mended: (page, line) => (ocrPages.has(page) ? mendLabelWords(mendSlips(line)) : line),
   };
 }
