@@ -112,6 +112,10 @@ describe('labelledValues', () => {
     ]);
   });
 
+  it('reads the tax a total included ("Total Included GST @ 6%") as the tax amount, not the total', () => {
+    expect(found(labelledValues, layoutDocument(sheet([['Total Included GST @ 6%', '1.42']])))).toMatchObject([{ field: 'tax_amount', value: '1.42' }]);
+  });
+
   it('never takes a name under a label that only contains a party phrase, and marks down tax details in the customer’s block', () => {
     expect(only(run(labelledValues, layoutDocument(sheet(['Verkäufer und Hersteller:', 'Lieferant GmbH']))), 'vendor_name')).toEqual([]);
     const doc = layoutDocument(sheet(['Käufer:', 'Kunden AG Mitte', 'USt-IdNr.: DE999999999', '', '', 'USt-IdNr.: DE123456789']));
