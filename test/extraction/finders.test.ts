@@ -376,6 +376,9 @@ describe('headerBlock', () => {
     expect(run(headerBlock, specked).map((c) => c.value)).toEqual(['THE TOAST F&B SDN BHD', '2110&2111 JALAN PERMAS UTARA BANDAR BARU PERMAS 81750 JOHOR BAHRU JOHOR']);
     const trade = layoutDocument(tillRoll(['SLF CASH & CARRY', 'NO 15 JLN TSJ2 SUBANG JASA,', 'OFF JLN BT 3 SUBANG,', '40000 SHAH ALAM SEL.', 'TEL 03-77342368', ['TOTAL', '9.90']]));
     expect(run(headerBlock, trade)[0]!.value).toBe('SLF CASH & CARRY');
+    // A registration number in a brace OCR read for a bracket; the street line OCR lost a figure of still ends in a comma and goes on into the address.
+    const continued = layoutDocument(tillRoll(['YONG TAT HARDWARE TRADING', '{JM0292487-D)', 'NO PERJIRANAN 10,', 'TAMAN AIR BIRU,', '81700 PASIR GUDANG.', 'TEL: 07-2614733', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, continued)[1]!.value).toBe('NO PERJIRANAN 10, TAMAN AIR BIRU, 81700 PASIR GUDANG.');
     const phoneLike = layoutDocument(tillRoll(['VIVO MARKETING SDN BHD (1070687-M)', 'JALAN MANIS 4 TAMAN SEGAR 56100 KL', 'TEL: 03-91334364', ['TOTAL', '9.90']]));
     expect(run(headerBlock, phoneLike).map((c) => c.value)).toEqual(['VIVO MARKETING SDN BHD', 'JALAN MANIS 4 TAMAN SEGAR 56100 KL']);
   });

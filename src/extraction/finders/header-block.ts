@@ -31,7 +31,7 @@ const HOUSE_NUMBER = /^[^\p{L}\p{N}]*(?:no\.?\s*[:：]?\s*\d|(?:lot|unit|block|b
 /** The line that ends an address: a postcode followed by its place ("43300 SERI KEMBANGAN"), not a lot number ("LOT 1851,", "LOT 34817 JALAN") or a street's ("JALAN 3/1378 BATU 5"). */
 const POSTCODE_PLACE = /(?<![\d/&-])(?<!\b(?:lot|no|unit|blk|block)\.?\s*)\d{4,6}\s+\p{L}{3,}/iu;
 /** A company or tax registration number alone, often in brackets: "(933109-X)", "JM0325955-V". */
-const REGISTRATION_NUMBER = /^\(?[A-Z]{0,3}\s?\d{4,}[-\s]?[A-Z]?\)?\.?$/;
+const REGISTRATION_NUMBER = /^[({[]?[A-Z]{0,3}\s?\d{4,}[-\s]?[A-Z]?\)?\.?$/;
 const HEADER_ROWS = 14;
 /** A row ending in an amount with cents, and perhaps a tax code after it. */
 const PRICED = /\d[.,]\d{2}(?:\s+\S{1,3})?$/;
@@ -155,7 +155,10 @@ function addressStart(rows: Row[], end: number, firstAddress: number): number {
   while (next < firstAddress && rows[next]!.kind === 'registration') next += 1;
   const between = rows.slice(next, firstAddress);
   const postcodeFirst = POSTCODE_PLACE.test(rows[firstAddress]!.text) || UK_POSTCODE.test(rows[firstAddress]!.text);
-  return postcodeFirst && between.length <= 2 && between.every((r) => r.kind === 'name' || r.kind === 'other') ? next : firstAddress;
+  if (postcodeFirst && between.length <= 2 && between.every((r) => r.kind === 'name' || r.kind === 'other')) return next;
+  // "NO PERJIRANAN 10," over "TAMAN AIR BIRU,": a line ending in a comma goes on into the address under it.
+  const continued = between.length === 1 && /\d.*,$/.test(between[0]!.text.trim()) && (between[0]!.kind === 'name' || between[0]!.kind === 'other');
+  return continued ? next : firstAddress;
 }
 
 /**
