@@ -112,6 +112,14 @@ describe('labelledValues', () => {
     ]);
   });
 
+  it('reads a tax number grouped for reading as one number, and keeps the letter after a registration number and a Steuernummer’s slashes', () => {
+    const values = (value: string) => only(run(labelledValues, layoutDocument(sheet([['NIP', value]]))), 'vendor_tax_id').map((c) => c.value);
+    expect(values('774-00-01-454')).toEqual(['7740001454']);
+    expect(values('CHE-123.456.789')).toEqual(['CHE123456789']);
+    expect(values('933109-X')).toEqual(['933109-X']);
+    expect(values('201/113/40209')).toEqual(['201/113/40209']);
+  });
+
   it('reads the tax a total included ("Total Included GST @ 6%") as the tax amount, not the total', () => {
     expect(found(labelledValues, layoutDocument(sheet([['Total Included GST @ 6%', '1.42']])))).toMatchObject([{ field: 'tax_amount', value: '1.42' }]);
   });

@@ -49,7 +49,10 @@ export function readValue(kind: ValueKind, text: string, order: DateOrder): Read
       return code ? { value: code, quality: 1 } : null;
     }
     case 'tax_id': {
-      const compact = raw.replace(/[\s]/g, '').toUpperCase();
+      // Figures grouped for reading ("774-00-01-454", "CHE-123.456.789") are one number; a letter after them ("933109-X") is part of its form.
+      const spaced = raw.replace(/\s/g, '').toUpperCase();
+      const grouped = spaced.replace(/[.-]/g, '');
+      const compact = /^[A-Z]{0,4}\d{6,}$/.test(grouped) ? grouped : spaced;
       const digits = compact.replace(/\D/g, '').length;
       if (!/^[A-Z]{0,4}[0-9][0-9A-Z\-/.]{4,18}$/.test(compact) || digits < 6 || /^\d+[.,]\d{2}$/.test(compact)) return null;
       // A VAT identification number (country prefix, then digits) is the tax id a reader looks for first.
