@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { foldPhrase, loadLexicon, lexiconDir } from './lexicon.js';
+import { foldPhrase, loadLexicon, lexiconDir, type PhraseMatch } from './lexicon.js';
 import { withoutCurrencyCodes } from './normalise.js';
 /** The canonical invoice and receipt fields and the label phrases (in several languages) that introduce them. */
 
@@ -137,6 +137,23 @@ function beforeTax(label: string, fields: LabelMatch['fields']): LabelMatch['fie
 }
 
 /** Answers by printed label: a document repeats its labels on every page, and layout asks about each phrase. */
+/** Kinds whose values are checked by their shape, so that a label naming one inside a compound says enough. */
+const SHAPED_KINDS = new Set<ValueKind>(['iban', 'tax_id', 'email', 'phone']);
+
+/**
+ * "Verkäufer-IBAN", "Seller-E-Mail": a compound that is no label itself names what its last part
+ * does, for values of a checked shape; a buyer's ("Käufer-IBAN") is not taken for the seller's.
+ */
+function compoundHead(label: string): PhraseMatch | null {
+  const parts = label.trim().split(/(?<=\p{L})[-‐](?=\p{L})/u);
+  for (let at = 1; at < parts.length; at += 1) {
+    const head = lexicon.match(parts.slice(at).join('-'));
+    if (!head?.exact || !head.fields.every((f) => SHAPED_KINDS.has(KINDS[f as LabelledField] ?? 'none'))) continue;
+    return lexicon.match(parts.slice(0, at).join(' '))?.fields.includes('customer_name') ? null : head;
+  }
+  return null;
+}
+
 const known = new Map<string, LabelMatch | null>();
 const KNOWN_MAX = 10_000;
 
@@ -147,7 +164,7 @@ const KNOWN_MAX = 10_000;
  */
 export function matchLabel(label: string): LabelMatch | null {
   if (known.has(label)) return known.get(label)!;
-  const found = lexicon.match(label);
+  const found = lexicon.match(label) ?? compoundHead(label);
   let match: LabelMatch | null = null;
   if (found) {
     const fields = found.fields.map((field) => ({ field: field as LabelledField, kind: KINDS[field as LabelledField] ?? 'none' }));

@@ -120,6 +120,12 @@ describe('labelledValues', () => {
     expect(values('201/113/40209')).toEqual(['201/113/40209']);
   });
 
+  it('reads a compound label by its last part for an IBAN or tax number ("Verkäufer-IBAN"), but not the buyer’s', () => {
+    const ibans = (label: string) => only(run(labelledValues, layoutDocument(sheet([[label, 'DE12 1234 4321 9876 00']]))), 'iban').map((c) => c.value);
+    expect(ibans('Verkäufer-IBAN')).toEqual(['DE1212344321987600']);
+    expect(ibans('Käufer-IBAN')).toEqual([]);
+  });
+
   it('reads the tax a total included ("Total Included GST @ 6%") as the tax amount, not the total', () => {
     expect(found(labelledValues, layoutDocument(sheet([['Total Included GST @ 6%', '1.42']])))).toMatchObject([{ field: 'tax_amount', value: '1.42' }]);
   });
