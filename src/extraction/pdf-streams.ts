@@ -225,6 +225,9 @@ export async function checkStreams(bytes: Buffer, limits: StreamLimits): Promise
     const width = objects.resolve(either(dict, 'W', 'Width'));
     const height = objects.resolve(either(dict, 'H', 'Height'));
     if (typeof width === 'number' && typeof height === 'number') checkPixels({ width, height }, `An image in the PDF (at byte ${keyword})`);
+    // An image this large would be decoded at once up to the cap, given up on and decoded again piece by piece.
+    const bits = objects.resolve(either(dict, 'BPC', 'BitsPerComponent'));
+    const large = typeof width === 'number' && typeof height === 'number' && (width * height * (typeof bits === 'number' ? bits : 8)) / 8 > WHOLE_CAP;
 
     const start = dataStart(bytes, keyword);
     // Data run to the end of the file is decoded until the decoders' own end-of-data markers, as at the stream's end.
@@ -254,7 +257,7 @@ export async function checkStreams(bytes: Buffer, limits: StreamLimits): Promise
     for (const data of readings) {
       const trial = budget.trial(what);
       trials.push(trial);
-      const head = decodeWhole(data, chain, trial) ?? (await decodeStreamed(data, chain, trial, codec !== null));
+      const head = (large ? null : decodeWhole(data, chain, trial)) ?? (await decodeStreamed(data, chain, trial, codec !== null));
       if (codec) checkCodec(codec, head, `An image in the PDF (at byte ${keyword}, ${codec.name})`, typeof height === 'number' ? height : 0);
     }
     budget.settle(trials);
