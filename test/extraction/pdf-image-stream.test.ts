@@ -4,10 +4,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { prepareImage } from '../../src/extraction/image.js';
 import { streamPicture } from '../../src/extraction/pdf-image-stream.js';
 import { Objects } from '../../src/extraction/pdf-objects.js';
-import { openPdf } from '../../src/extraction/pdf.js';
 import { PdfRef } from '../../src/extraction/pdf-syntax.js';
-import type { GrayImage } from '../../src/extraction/types.js';
 import { EU_INVOICE, imageOnlyPdf, invoicePdf, renderPage } from '../fixtures/documents.js';
+import { pageImage as readPage } from '../fixtures/pdf-pages.js';
 import { rawPdf } from '../hostile/pdf-builder.js';
 
 /**
@@ -38,14 +37,7 @@ function imagePdf(entries: string, data: Buffer): Buffer {
   ]);
 }
 
-async function pageImage(pdf: Buffer): Promise<GrayImage> {
-  const doc = await openPdf(pdf, LIMITS);
-  try {
-    return await doc.render(1);
-  } finally {
-    await doc.close();
-  }
-}
+const pageImage = (pdf: Buffer) => readPage(pdf, LIMITS);
 
 /** The first image XObject's reference, in a PDF pdfkit wrote. */
 function imageRef(pdf: Buffer): PdfRef {
