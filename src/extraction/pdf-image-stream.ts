@@ -81,7 +81,7 @@ async function flate(image: Image, resolve: (v: PdfValue | undefined) => PdfValu
 async function jpeg({ width, height, components, bits, data, params }: Image): Promise<Picture | null> {
   // A ColorTransform entry overrides the JPEG's own say on its colour transform, which sharp follows.
   if (bits !== 8 || params?.has('ColorTransform')) return null;
-  const size = jpegSize(data.subarray(0, 64 * 1024));
+  const size = jpegSize(data);
   if (size?.width !== width || size.height !== height) return null;
   const meta = await sharp(data).metadata().catch(() => null);
   if (meta?.format !== 'jpeg' || meta.channels !== components || meta.space === 'cmyk') return null;

@@ -145,9 +145,16 @@ export async function openPdf(bytes: Buffer, limits: PdfLimits): Promise<PdfDocu
     throw new DocumentError('too_many_pages', `The PDF has ${doc.numPages} pages; at most ${limits.maxPages} are accepted.`);
   }
 
-  /** The file's objects, for reading a scanned page's picture from its bytes; not for an encrypted file, whose streams pdf.js decrypts. */
+  /**
+   * The file's objects, for reading a scanned page's picture from its bytes; not for an encrypted
+   * file, whose streams pdf.js decrypts, nor one whose document information pdf.js cannot read.
+   */
   let objects: Promise<Objects | null> | null = null;
-  const fileObjects = () => (objects ??= doc.getMetadata().then(({ info }) => ((info as { EncryptFilterName?: string | null }).EncryptFilterName ? null : new Objects(bytes))));
+  const fileObjects = () =>
+    (objects ??= doc.getMetadata().then(
+      ({ info }) => ((info as { EncryptFilterName?: string | null }).EncryptFilterName ? null : new Objects(bytes)),
+      () => null,
+    ));
 
   return {
     pageCount: doc.numPages,
