@@ -1,4 +1,5 @@
 import zlib from 'node:zlib';
+import PDFDocument from 'pdfkit';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { prepareImage } from '../../src/extraction/image.js';
@@ -118,6 +119,23 @@ describe('a Flate scan in a PDF', () => {
     damaged.fill(0x55, at, at + 64);
     const page = await pageImage(damaged);
     expect(page.width).toBeGreaterThan(0);
+  });
+});
+
+describe('a scan in an encrypted PDF', () => {
+  it('is read by pdf.js, which decrypts it: the picture is still the PNG it was stored from', async () => {
+    const stored = await png(gray, 1);
+    // An owner password only: the file opens without one, its streams encrypted all the same.
+    const doc = new PDFDocument({ size: 'A4', margin: 0, ownerPassword: 'owner', pdfVersion: '1.7' });
+    doc.image(stored, 0, 0, { width: doc.page.width, height: doc.page.height });
+    const pdf = await new Promise<Buffer>((resolve) => {
+      const chunks: Buffer[] = [];
+      doc.on('data', (c: Buffer) => chunks.push(c));
+      doc.on('end', () => resolve(Buffer.concat(chunks)));
+      doc.end();
+    });
+    const page = await pageImage(pdf);
+    expect(page.pgm.equals((await prepareImage(stored, LIMITS)).pgm)).toBe(true);
   });
 });
 
