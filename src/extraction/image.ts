@@ -212,6 +212,15 @@ export interface RawPixels {
   channels: 1 | 3 | 4;
 }
 
+/** A picture as sharp decodes it (a JPEG or a PNG, without alpha), of the size it was checked at. */
+export interface EncodedPixels {
+  encoded: Buffer;
+  width: number;
+  height: number;
+}
+
+export type Picture = RawPixels | EncodedPixels;
+
 /**
  * How a picture is turned to stand as its page shows it. Mirroring comes first: `flop` reverses
  * its columns and `flip` its rows, then it is turned `rotate` degrees clockwise.
@@ -226,14 +235,18 @@ export interface Placement {
  * Prepares a picture taken out of a PDF page for OCR as an uploaded image is: placed as the page
  * shows it, on white where it is transparent, grayscale, and scaled by the same rule.
  */
-export async function preparePixels(pixels: RawPixels, placement: Placement): Promise<GrayImage> {
-  const { width, height, channels } = pixels;
+export async function preparePixels(pixels: Picture, placement: Placement): Promise<GrayImage> {
+  const { width, height } = pixels;
   const target = placement.rotate ? ocrSize(height, width) : ocrSize(width, height);
-  let image = sharp(pixels.data, { raw: { width, height, channels }, limitInputPixels: false });
+  // An encoded picture is taken as the PDF's colour space says, not as a profile inside the codec's data would have it.
+  let image =
+    'encoded' in pixels
+      ? sharp(pixels.encoded, { limitInputPixels: width * height, ignoreIcc: true })
+      : sharp(pixels.data, { raw: { width, height, channels: pixels.channels }, limitInputPixels: false });
   if (placement.flip) image = image.flip();
   if (placement.flop) image = image.flop();
   if (placement.rotate) image = image.rotate(placement.rotate);
-  if (channels === 4) image = image.flatten({ background: '#ffffff' });
+  if ('channels' in pixels && pixels.channels === 4) image = image.flatten({ background: '#ffffff' });
   const { data, info } = await image
     .grayscale()
     .resize(target.width, target.height, { fit: 'fill', kernel: target.kernel })

@@ -1,4 +1,8 @@
 import { preparePixels, type Placement, type RawPixels } from './image.js';
+import { streamPicture } from './pdf-image-stream.js';
+import type { Objects } from './pdf-objects.js';
+import { pageOperators } from './pdf-page-content.js';
+import { PdfRef } from './pdf-syntax.js';
 import type { PdfJs } from './pdfjs.js';
 import type { GrayImage } from './types.js';
 
@@ -110,22 +114,46 @@ function pixels(image: DecodedImage, { ImageKind }: PdfJs): RawPixels | null {
 }
 
 /**
- * A scanned page's picture as it is, at its own resolution, when the page paints nothing but one
- * image covering it (upright, mirrored or turned a quarter, as pdf.js decoded it under the
- * document's pixel limit); null for anything else, which is rendered instead. Re-rendering such
- * a page cost more than reading it: the picture was drawn onto a canvas at 300 dpi, read back as
- * RGBA and converted to gray, where OCR needs only the picture itself.
+ * The lone picture read from the file's own bytes: the page's content and the image's data,
+ * decoded by sharp in C (see ./pdf-image-stream.ts); null when the page, its picture or its
+ * encoding is anything else, for pdf.js to judge.
  */
-export async function pagePicture(pdfjs: PdfJs, page: PdfJsPage): Promise<GrayImage | null> {
+async function filePicture(pdfjs: PdfJs, page: PdfJsPage, objects: Objects, maxImagePixels: number, stand: (m: Matrix) => Placement | null): Promise<GrayImage | null> {
+  if (!page.ref) return null;
+  const operators = pageOperators(objects, new PdfRef(page.ref.num, page.ref.gen), pdfjs);
+  const picture = operators && onlyPicture(pdfjs, operators.fnArray, operators.argsArray);
+  const place = picture && stand(picture.matrix);
+  if (!place) return null;
+  const pixels = await streamPicture(objects, operators.images.get(picture.objId)!, maxImagePixels);
+  if (!pixels) return null;
+  try {
+    return await preparePixels(pixels, place);
+  } catch {
+    // Damaged data sharp will not decode: pdf.js reads what it can of it, as it would render it.
+    return null;
+  }
+}
+
+/**
+ * A scanned page's picture as it is, at its own resolution, when the page paints nothing but one
+ * image covering it (upright, mirrored or turned a quarter); null for anything else, which is
+ * rendered instead. Re-rendering such a page cost more than reading it: the picture was drawn
+ * onto a canvas at 300 dpi, read back as RGBA and converted to gray, where OCR needs only the
+ * picture itself. The picture is read from the file's bytes (`objects`, null for an encrypted
+ * file) when its encoding allows, else as pdf.js decodes it under the document's pixel limit.
+ */
+export async function pagePicture(pdfjs: PdfJs, page: PdfJsPage, objects: Objects | null, maxImagePixels: number): Promise<GrayImage | null> {
+  const viewport = page.getViewport({ scale: 1 });
+  const stand = (matrix: Matrix) => placement(pdfjs.Util.transform(viewport.transform, matrix) as Matrix, viewport.width, viewport.height);
+  const fromFile = objects && (await filePicture(pdfjs, page, objects, maxImagePixels, stand));
+  if (fromFile) return fromFile;
   const { fnArray, argsArray } = await page.getOperatorList();
   const picture = onlyPicture(pdfjs, fnArray, argsArray as unknown[][]);
-  if (!picture) return null;
-  const viewport = page.getViewport({ scale: 1 });
-  const place = placement(pdfjs.Util.transform(viewport.transform, picture.matrix) as Matrix, viewport.width, viewport.height);
+  const place = picture && stand(picture.matrix);
   if (!place) return null;
   // Images used on several pages are kept document-wide; pdf.js's renderer tells them apart by this prefix.
-  const objects = picture.objId.startsWith('g_') ? page.commonObjs : page.objs;
-  const decoded = await new Promise<DecodedImage | null>((resolve) => objects.get(picture.objId, resolve));
+  const objs = picture.objId.startsWith('g_') ? page.commonObjs : page.objs;
+  const decoded = await new Promise<DecodedImage | null>((resolve) => objs.get(picture.objId, resolve));
   if (!decoded || decoded.width !== picture.width || decoded.height !== picture.height) return null;
   const raw = pixels(decoded, pdfjs);
   return raw && preparePixels(raw, place);

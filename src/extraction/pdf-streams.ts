@@ -2,7 +2,8 @@ import { DocumentError } from '../errors.js';
 import { emptyPasswordDecryptors, type StreamDecryptor } from './pdf-crypt.js';
 import { filter, type Filter } from './pdf-filters.js';
 import { jbig2Size, jpegSize, jpxSize, type PixelSize } from './pdf-image-size.js';
-import { indexObjects, isWhitespace, keywordAt, PdfName, PdfReader, PdfRef, SyntaxProblem, type PdfDict, type PdfValue } from './pdf-syntax.js';
+import { asArray, dataEnd, dataStart, either, Objects, positions } from './pdf-objects.js';
+import { isWhitespace, PdfName, PdfRef, type PdfDict, type PdfValue } from './pdf-syntax.js';
 
 export interface StreamLimits {
   /** Bytes all of the document's streams may decode to, every filter of a chain counted. */
@@ -23,85 +24,9 @@ const SLICE = 64 * 1024;
 const WHOLE_CAP = 8 * 1024 * 1024;
 /** The start of an image codec's data that is read for its header. */
 const HEAD = 64 * 1024;
-/**
- * Dictionaries read, in bytes, as a multiple of the file's size: a file reads each of its
- * dictionaries about once; one built to make the same bytes be read again and again does not.
- */
-const MAX_READ_FACTOR = 4;
-
 const tooComplex = (message: string) => new DocumentError('document_too_complex', message, 0);
 
 const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0)} MB`;
-
-interface Parsed {
-  value: PdfValue;
-  /** Where the keyword `stream` follows the value, if it does. */
-  streamAt: number | null;
-  /** The object's number and generation, which its stream's encryption key depends on. */
-  id: [number, number];
-}
-
-/** Reads the file's objects on demand, each once, within a bound on the bytes read in all. */
-class Objects {
-  private readonly byRef: Map<string, number>;
-  /** Every object's start, ascending, and its number and generation. */
-  private readonly starts: number[];
-  private readonly ids: [number, number][];
-  private readonly parsed = new Map<number, Parsed | null>();
-  private readBytes = 0;
-  private readonly maxRead: number;
-
-  constructor(private readonly bytes: Buffer) {
-    const index = indexObjects(bytes);
-    this.byRef = index.byRef;
-    this.starts = index.starts;
-    this.ids = index.ids;
-    this.maxRead = MAX_READ_FACTOR * bytes.length + 1024 * 1024;
-  }
-
-  /** The value at `start` (an object's, numbered `id`, or a trailer's), and whether a stream follows it. */
-  at(start: number, id: [number, number] = [0, 0]): Parsed | null {
-    if (this.parsed.has(start)) return this.parsed.get(start)!;
-    const reader = new PdfReader(this.bytes, start);
-    let result: Parsed | null = null;
-    try {
-      const value = reader.value();
-      const keyword = reader.peekWord() === 'stream' ? reader.pos : null;
-      result = { value, streamAt: keyword, id };
-    } catch (err) {
-      if (!(err instanceof SyntaxProblem)) throw err;
-    }
-    this.readBytes += Math.max(1, reader.pos - start);
-    if (this.readBytes > this.maxRead) throw tooComplex('The PDF\'s objects overlap so much that checking them would take too long.');
-    this.parsed.set(start, result);
-    return result;
-  }
-
-  /** The object that starts last before `position`. */
-  before(position: number): Parsed | null {
-    let low = 0;
-    let high = this.starts.length - 1;
-    let found = -1;
-    while (low <= high) {
-      const mid = (low + high) >> 1;
-      if (this.starts[mid]! < position) {
-        found = mid;
-        low = mid + 1;
-      } else {
-        high = mid - 1;
-      }
-    }
-    return found < 0 ? null : this.at(this.starts[found]!, this.ids[found]);
-  }
-
-  /** A reference's value, or `unresolved` when the object is not in the file's bytes (it may be inside an object stream). */
-  resolve(value: PdfValue | undefined, unresolved: PdfValue | undefined = undefined): PdfValue | undefined {
-    if (!(value instanceof PdfRef)) return value;
-    const start = this.byRef.get(`${value.num} ${value.gen}`);
-    if (start === undefined) return unresolved;
-    return this.at(start)?.value ?? unresolved;
-  }
-}
 
 /** Counts decoded bytes against the document's budget and one stream's; throws the moment either is spent. */
 class Budget {
@@ -199,43 +124,12 @@ async function* counted(input: AsyncIterable<Uint8Array>, budget: Budget, filter
   }
 }
 
-/** Where a stream's data starts: after the end of the line `stream` is on, as pdf.js reads it. */
-function dataStart(bytes: Buffer, keyword: number): number {
-  let p = keyword + 'stream'.length;
-  while (p < bytes.length) {
-    if (bytes[p] === 0x0d) return bytes[p + 1] === 0x0a ? p + 2 : p + 1;
-    if (bytes[p] === 0x0a) return p + 1;
-    p += 1;
-  }
-  return p;
-}
-
-/** Whether the keyword `endstream` follows `p`, whitespace aside. */
-function endstreamAt(bytes: Buffer, p: number): boolean {
-  let q = p;
-  while (q < bytes.length && isWhitespace(bytes[q])) q += 1;
-  return keywordAt(bytes, q, 'endstream');
-}
-
 /** Whether a `>>` ends right before `p`, whitespace aside: the keyword there follows a dictionary. */
 function afterDictionary(bytes: Buffer, p: number): boolean {
   let q = p - 1;
   while (q >= 0 && isWhitespace(bytes[q])) q -= 1;
   return bytes[q] === 0x3e && bytes[q - 1] === 0x3e;
 }
-
-function positions(bytes: Buffer, word: string): number[] {
-  const found: number[] = [];
-  for (let at = bytes.indexOf(word); at >= 0; at = bytes.indexOf(word, at + word.length)) {
-    if (keywordAt(bytes, at, word)) found.push(at);
-  }
-  return found;
-}
-
-const asArray = (value: PdfValue | undefined): PdfValue[] => (value === undefined || value === null ? [] : Array.isArray(value) ? value : [value]);
-
-/** `dict.get(a, b)` as pdf.js reads it: the first key that is present. */
-const either = (dict: PdfDict, a: string, b: string) => (dict.has(a) ? dict.get(a) : dict.get(b));
 
 /**
  * The stream decryptors of every encryption dictionary the file names, in a trailer or a
@@ -331,15 +225,13 @@ export async function checkStreams(bytes: Buffer, limits: StreamLimits): Promise
     const width = objects.resolve(either(dict, 'W', 'Width'));
     const height = objects.resolve(either(dict, 'H', 'Height'));
     if (typeof width === 'number' && typeof height === 'number') checkPixels({ width, height }, `An image in the PDF (at byte ${keyword})`);
+    // An image this large would be decoded at once up to the cap, given up on and decoded again piece by piece.
+    const bits = objects.resolve(either(dict, 'BPC', 'BitsPerComponent'));
+    const large = typeof width === 'number' && typeof height === 'number' && (width * height * (typeof bits === 'number' ? bits : 8)) / 8 > WHOLE_CAP;
 
     const start = dataStart(bytes, keyword);
-    // An unresolved length (its object inside an object stream) could be anything: the decoders then
-    // read to the end of the file, and stop at their own end-of-data marker as they would at the stream's end.
-    const length = objects.resolve(dict.get('Length'), Infinity);
-    let end: number;
-    if (length === Infinity) end = bytes.length;
-    else if (typeof length === 'number' && Number.isInteger(length) && length >= 0 && endstreamAt(bytes, start + length)) end = start + length;
-    else end = nextEndstream(start) >= 0 ? nextEndstream(start) : bytes.length;
+    // Data run to the end of the file is decoded until the decoders' own end-of-data markers, as at the stream's end.
+    const end = dataEnd(objects, dict, start, nextEndstream);
 
     const names = asArray(objects.resolve(either(dict, 'F', 'Filter'))).map((f) => objects.resolve(f));
     if (!names.length || !names.every((f) => f instanceof PdfName)) continue;
@@ -365,7 +257,7 @@ export async function checkStreams(bytes: Buffer, limits: StreamLimits): Promise
     for (const data of readings) {
       const trial = budget.trial(what);
       trials.push(trial);
-      const head = decodeWhole(data, chain, trial) ?? (await decodeStreamed(data, chain, trial, codec !== null));
+      const head = (large ? null : decodeWhole(data, chain, trial)) ?? (await decodeStreamed(data, chain, trial, codec !== null));
       if (codec) checkCodec(codec, head, `An image in the PDF (at byte ${keyword}, ${codec.name})`, typeof height === 'number' ? height : 0);
     }
     budget.settle(trials);

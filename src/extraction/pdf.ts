@@ -1,5 +1,6 @@
 import { DocumentError } from '../errors.js';
 import { toPgm } from './image.js';
+import { Objects } from './pdf-objects.js';
 import { pagePicture } from './pdf-page-image.js';
 import { loadPdfJs, pdfjsAssets, sharedPdfWorker, type PdfJs } from './pdfjs.js';
 import type { Attachment } from './einvoice/read.js';
@@ -144,6 +145,17 @@ export async function openPdf(bytes: Buffer, limits: PdfLimits): Promise<PdfDocu
     throw new DocumentError('too_many_pages', `The PDF has ${doc.numPages} pages; at most ${limits.maxPages} are accepted.`);
   }
 
+  /**
+   * The file's objects, for reading a scanned page's picture from its bytes; not for an encrypted
+   * file, whose streams pdf.js decrypts, nor one whose document information pdf.js cannot read.
+   */
+  let objects: Promise<Objects | null> | null = null;
+  const fileObjects = () =>
+    (objects ??= doc.getMetadata().then(
+      ({ info }) => ((info as { EncryptFilterName?: string | null }).EncryptFilterName ? null : new Objects(bytes)),
+      () => null,
+    ));
+
   return {
     pageCount: doc.numPages,
 
@@ -181,7 +193,7 @@ export async function openPdf(bytes: Buffer, limits: PdfLimits): Promise<PdfDocu
     async render(pageNumber) {
       try {
         const page = await doc.getPage(pageNumber);
-        const image = (await pagePicture(pdfjs, page)) ?? (await renderPage(page, limits));
+        const image = (await pagePicture(pdfjs, page, await fileObjects(), limits.maxImagePixels)) ?? (await renderPage(page, limits));
         page.cleanup();
         return image;
       } catch (err) {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { prepareImage } from '../../src/extraction/image.js';
-import { openPdf } from '../../src/extraction/pdf.js';
 import { createPipeline, type Pipeline } from '../../src/extraction/pipeline.js';
 import type { GrayImage } from '../../src/extraction/types.js';
 import { bilevelPng, EU_EXPECTED, EU_INVOICE, imageOnlyPdf, invoicePdf, renderPage, scannedPagePdf, type ScannedPageOptions } from '../fixtures/documents.js';
+import { pageImage as readPage } from '../fixtures/pdf-pages.js';
 
 /**
  * A scanned PDF page is read from its picture as it is, exactly as the same picture sent as an
@@ -15,14 +15,7 @@ const LIMITS = { maxPages: 5, maxImagePixels: 40_000_000 };
 /** A 300-dpi A4 page as pdf.js renders it. */
 const RENDERED = { width: 2480, height: 3507 };
 
-async function pageImage(pdf: Buffer): Promise<GrayImage> {
-  const doc = await openPdf(pdf, LIMITS);
-  try {
-    return await doc.render(1);
-  } finally {
-    await doc.close();
-  }
-}
+const pageImage = (pdf: Buffer) => readPage(pdf, LIMITS);
 
 let picture: Buffer;
 let asImage: GrayImage;
