@@ -2,7 +2,9 @@
  * `npm run bench:queue`: queued (`Prefer: respond-async`) extractions against synchronous ones on the
  * same server and the same OCR workers. Prints the synchronous OCR throughput, the throughput at which
  * BENCH_QUEUE_COUNT (default 500) queued single-page scans drain, their ratio (target >= 90%), and the
- * time from POST to 202 (p50, p99; target p99 < 50 ms) measured while the queue drains.
+ * time from POST to 202 (p50, p99; target p99 < 50 ms) measured while the queue drains, and what the
+ * main thread (server and this client share it) did meanwhile: its event loop's delay and the time it
+ * was busy per queued scan, which other work on a shared machine stretches less than wall time.
  *
  * The scan is a generated single page (BENCH_SCAN=invoice, the default: the test suite's EU invoice
  * at 150 dpi; BENCH_SCAN=small: a receipt-sized page). Other variables: BENCH_SYNC_COUNT (default 40);
@@ -11,6 +13,7 @@
  * BENCH_REDIS_URL, a Redis for the queue (BullMQ) and the rate-limit counters, as for bench:api. The
  * server's own variables (OCR_WORKERS, QUEUE_CONCURRENCY, ...) apply as for `npm start`.
  */
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { startServer } from '../src/server.js';
@@ -19,6 +22,8 @@ import { postgres, sqlite } from '../test/store/databases.js';
 
 const QUEUED = Number(process.env.BENCH_QUEUE_COUNT ?? 500);
 const SYNC = Number(process.env.BENCH_SYNC_COUNT ?? 40);
+/** The event-loop delay is sampled by a timer of this period; what is printed is how late it fired. */
+const LOOP_SAMPLE_MS = 10;
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -67,6 +72,9 @@ try {
     }
   })();
   let sent = 0;
+  const loopDelay = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
+  loopDelay.enable();
+  const busyBefore = performance.eventLoopUtilization();
   const queueStarted = performance.now();
   await Promise.all(
     Array.from({ length: 4 }, async () => {
@@ -83,6 +91,8 @@ try {
     server.store.db('extractions').where({ workspace_id: ws.id, status: 'processing' }).count({ n: '*' }).then(([r]) => Number(r.n));
   while ((await unfinished()) > 0) await new Promise((resolve) => setTimeout(resolve, 100));
   const queueRate = QUEUED / ((performance.now() - queueStarted) / 1000);
+  const busy = performance.eventLoopUtilization(busyBefore);
+  loopDelay.disable();
   draining = false;
   await probe;
   meLatencies.sort((a, b) => a - b);
@@ -97,6 +107,9 @@ try {
   console.log(`| queued / synchronous | ${((100 * queueRate) / syncRate).toFixed(1)}% | >= 90% |`);
   console.log(`| POST to 202 while draining, p50 / p99 | ${percentile(latencies, 50).toFixed(1)} / ${percentile(latencies, 99).toFixed(1)} ms | p99 < 50 ms |`);
   console.log(`| GET /v1/me meanwhile, p50 / p99 | ${percentile(meLatencies, 50).toFixed(1)} / ${percentile(meLatencies, 99).toFixed(1)} ms | |`);
+  const late = (ns: number) => Math.max(0, ns / 1e6 - LOOP_SAMPLE_MS).toFixed(1);
+  console.log(`| event-loop delay while draining, p50 / p99 / max | ${late(loopDelay.percentile(50))} / ${late(loopDelay.percentile(99))} / ${late(loopDelay.max)} ms | |`);
+  console.log(`| main thread busy while draining | ${(100 * busy.utilization).toFixed(1)}%, ${(busy.active / QUEUED).toFixed(1)} ms a queued scan | |`);
   console.log(`| failed extractions | ${failed} | 0 |`);
 } finally {
   await server.close();

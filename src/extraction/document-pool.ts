@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { DocumentError } from '../errors.js';
 import { createWorkerPool, WorkerStopped, type Job } from '../workers/pool.js';
-import type { OpenRequest, PageLines, PdfFields } from './document-worker.js';
+import type { ImageRequest, OpenRequest, PageLines, PdfFields } from './document-worker.js';
 import { PDFJS_MODULES } from './pdfjs.js';
 import { packDocument, unpackLines } from './packed-lines.js';
 import type { DocumentText, FoundField, GrayImage, Line, PageSize, PageText } from './types.js';
@@ -30,6 +30,8 @@ export interface OpenPdf {
 
 export interface DocumentPool {
   openPdf(bytes: Buffer): Promise<OpenPdf>;
+  /** An uploaded JPEG, PNG or WebP prepared for OCR (see prepareImage in ./image.ts), within the pixel limit. */
+  prepareImage(bytes: Buffer): Promise<GrayImage>;
   /** The fields the generic finders see in a document not read from a PDF (an image); it was admitted, so this waits rather than being refused. */
   fields(document: DocumentText): Promise<FoundField[]>;
   /** True once a worker can take a document. */
@@ -42,9 +44,25 @@ const MB = 1024 * 1024;
 const BYTES_PER_PIXEL = 4;
 
 /**
+ * A document's bytes as sent to a worker: copied once into memory of their own, which is then moved.
+ * A structured clone would copy them twice (out and in), and the whole of a shared pool's memory
+ * when they are a slice of one; the caller's buffer stays as it is.
+ */
+function outgoing(bytes: Buffer): Uint8Array {
+  return new Uint8Array(bytes);
+}
+
+/** Moved across threads, a page's pixels arrive as plain Uint8Arrays; OCR and turnPage read them as Buffers (the PGM header as text). */
+function incoming(image: GrayImage): GrayImage {
+  const pgm = Buffer.from(image.pgm.buffer, image.pgm.byteOffset, image.pgm.byteLength);
+  return { ...image, pgm, unlevelled: image.unlevelled && incoming(image.unlevelled) };
+}
+
+/**
  * Work whose cost the tenant's document decides, off the event loop: each PDF is opened, checked
- * (./pdf-streams.ts), read, laid out and rendered by pdf.js in a worker of its own, and a document's
- * fields are found in one; the main thread only passes requests and answers. Each job may keep its
+ * (./pdf-streams.ts), read, laid out and rendered by pdf.js in a worker of its own, an uploaded image
+ * is decoded and prepared for OCR in one, and a document's fields are found in one; the main thread
+ * only passes requests and answers. Each job may keep its
  * worker busy `documentTimeoutMs` in all, in a capped heap; a worker that overruns or runs out of
  * memory is replaced and the document fails as `document_too_complex`.
  */
@@ -85,12 +103,13 @@ export function createDocumentPool(config: DocumentPoolConfig, logger?: Logger):
     async openPdf(bytes) {
       const doing = 'Reading the PDF';
       const job = await acquire(doing, false);
-      const call = <T>(type: string, payload: unknown) =>
-        job.call<T>(type, payload).catch((err: unknown) => {
+      const call = <T>(type: string, payload: unknown, transfer?: ArrayBuffer[]) =>
+        job.call<T>(type, payload, transfer).catch((err: unknown) => {
           throw failure(err, doing);
         });
+      const file = outgoing(bytes);
       const request: OpenRequest = {
-        bytes,
+        bytes: file,
         limits: {
           maxPages: config.maxPages,
           maxImagePixels: config.maxImagePixels,
@@ -101,7 +120,7 @@ export function createDocumentPool(config: DocumentPoolConfig, logger?: Logger):
       };
       let pageCount: number;
       try {
-        pageCount = await call<number>('open', request);
+        pageCount = await call<number>('open', request, [file.buffer as ArrayBuffer]);
       } catch (err) {
         job.release();
         throw err;
@@ -112,17 +131,26 @@ export function createDocumentPool(config: DocumentPoolConfig, logger?: Logger):
           const page = await call<PageLines>('lines', pageNumber);
           return { lines: page.lines && unpackLines(page.lines), size: page.size };
         },
-        async render(pageNumber) {
-          const image = await call<GrayImage>('render', pageNumber);
-          // Moved across threads, the image arrives as a plain Uint8Array; tesseract.js wants a Buffer.
-          return { ...image, pgm: Buffer.from(image.pgm.buffer, image.pgm.byteOffset, image.pgm.byteLength) };
-        },
+        render: async (pageNumber) => incoming(await call<GrayImage>('render', pageNumber)),
         fields: (ocrPages) => call<PdfFields>('pdfFields', packDocument({ pages: ocrPages })),
         async close() {
           await call('close', null).catch(() => undefined);
           job.release();
         },
       };
+    },
+    async prepareImage(bytes) {
+      const doing = 'Preparing the image';
+      const job = await acquire(doing, false);
+      const file = outgoing(bytes);
+      const request: ImageRequest = { bytes: file, limits: { maxImagePixels: config.maxImagePixels } };
+      try {
+        return incoming(await job.call<GrayImage>('prepareImage', request, [file.buffer as ArrayBuffer]));
+      } catch (err) {
+        throw failure(err, doing);
+      } finally {
+        job.release();
+      }
     },
     async fields(document) {
       const doing = 'Finding the fields in the document';

@@ -3,6 +3,7 @@ import { serve, Transfer } from '../workers/serve.js';
 import { answerWithEInvoice } from './einvoice/answer.js';
 import { readEInvoice, type EInvoice } from './einvoice/read.js';
 import { extractFields } from './fields.js';
+import { prepareImage, type ImageLimits } from './image.js';
 import { wordsToLines } from './layout.js';
 import { openPdf, type PdfDocument, type PdfLimits } from './pdf.js';
 import { packLines, unpackDocument, type PackedDocument, type PackedLines } from './packed-lines.js';
@@ -14,6 +15,12 @@ import type { FoundField, GrayImage, Line, PageSize, PageText } from './types.js
 export interface PageLines {
   lines: PackedLines | null;
   size: PageSize;
+}
+
+/** What the main thread sends to have an uploaded image prepared for OCR in this worker. */
+export interface ImageRequest {
+  bytes: Uint8Array;
+  limits: ImageLimits;
 }
 
 /** What the main thread sends to open a PDF in this worker. */
@@ -46,13 +53,21 @@ function own(bytes: Buffer): Buffer {
   return Buffer.from(bytes);
 }
 
+/** A page ready for OCR, its pixels moved to the main thread rather than copied. */
+function moved(image: GrayImage): Transfer<GrayImage> {
+  const pgm = own(image.pgm);
+  const unlevelled = image.unlevelled && { ...image.unlevelled, pgm: own(image.unlevelled.pgm) };
+  return new Transfer<GrayImage>({ ...image, pgm, unlevelled }, [pgm.buffer as ArrayBuffer, ...(unlevelled ? [unlevelled.pgm.buffer as ArrayBuffer] : [])]);
+}
+
 // Loaded before the worker says it is ready, so that the first document does not wait for it, and
 // so that the process-wide built-ins core-js replaces are put back at once (see ./pdfjs.ts).
 await loadPdfJs();
 
 /**
  * A document worker: everything whose cost the document decides runs here, off the event loop:
- * the stream pre-check, pdf.js, laying a text layer out in lines, and finding the fields.
+ * the stream pre-check, pdf.js, preparing a page's picture for OCR (an uploaded image's too),
+ * laying a text layer out in lines, and finding the fields.
  */
 serve({
   async open({ bytes, limits }: OpenRequest) {
@@ -95,11 +110,13 @@ serve({
   },
   async render(pageNumber: number) {
     const image = await current().render(pageNumber);
-    const pgm = own(image.pgm);
-    const unlevelled = image.unlevelled && { ...image.unlevelled, pgm: own(image.unlevelled.pgm) };
     // Once the image has gone: the page is at OCR for a second or more, time enough to collect.
     setImmediate(collectGarbage);
-    return new Transfer<GrayImage>({ ...image, pgm, unlevelled }, [pgm.buffer as ArrayBuffer, ...(unlevelled ? [unlevelled.pgm.buffer as ArrayBuffer] : [])]);
+    return moved(image);
+  },
+  /** An uploaded JPEG, PNG or WebP, grayscale, scaled, levelled and its rules erased (./image.ts). */
+  async prepareImage({ bytes, limits }: ImageRequest) {
+    return moved(await prepareImage(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), limits));
   },
   async close() {
     await doc?.close();

@@ -1,7 +1,6 @@
 import sharp from 'sharp';
 import { DocumentError } from '../errors.js';
 import { MIN_SKEW, skewOf, turn } from './orientation.js';
-import { pacer } from './pacer.js';
 import type { GrayImage } from './types.js';
 
 export interface ImageLimits {
@@ -57,11 +56,10 @@ function thinDown(gray: Buffer, width: number, p: number, thin: number): boolean
  * them, as a frame's sides and a table's column lines do; letter stems, which meet no rule,
  * and filled bars, which are thick, stay.
  *
- * Both passes walk the page row by row, so that memory is read in order, and pause every few
- * milliseconds: a 300-dpi page is over 8 million pixels.
+ * Both passes walk the page row by row, so that memory is read in order: a 300-dpi page is over
+ * 8 million pixels. It runs in a document worker, which has nothing else to do meanwhile.
  */
-export async function eraseRules(gray: Buffer, width: number, height: number): Promise<void> {
-  const pace = pacer();
+export function eraseRules(gray: Buffer, width: number, height: number): void {
   const long = Math.max(width, height);
   const ruleLength = long * RULE_LENGTH;
   const sideLength = long * SIDE_LENGTH;
@@ -77,7 +75,6 @@ export async function eraseRules(gray: Buffer, width: number, height: number): P
       for (let k = row + start; k < row + end; k += 1) if (thinDown(gray, width, k, thin)) thinPixels += 1;
       if (thinPixels >= THIN_SHARE * length) rule.fill(1, row + start, row + end);
     });
-    await pace();
   }
   // Pass 2: per column, where the current upright run began, whether it meets a rule so far and
   // whether it stays thin; a run that qualifies is whitened back up its column when it ends.
@@ -110,7 +107,6 @@ export async function eraseRules(gray: Buffer, width: number, height: number): P
       }
       if (rule[p]) gray[p] = 255;
     }
-    await pace();
   }
 }
 
@@ -124,14 +120,14 @@ export function encodePgm(gray: Buffer, width: number, height: number, rotation 
 
 /** A page ready for OCR: its text lines levelled when they are tilted, its ruled lines erased. */
 async function pgm(gray: Buffer, width: number, height: number): Promise<GrayImage> {
-  const skew = await skewOf(gray, width, height);
+  const skew = skewOf(gray, width, height);
   if (Math.abs(skew) < MIN_SKEW) {
-    await eraseRules(gray, width, height);
+    eraseRules(gray, width, height);
     return encodePgm(gray, width, height);
   }
   const page = await turn(gray, width, height, -skew);
-  await eraseRules(page.gray, page.width, page.height);
-  await eraseRules(gray, width, height);
+  eraseRules(page.gray, page.width, page.height);
+  eraseRules(gray, width, height);
   return { ...encodePgm(page.gray, page.width, page.height, -skew), unlevelled: encodePgm(gray, width, height) };
 }
 

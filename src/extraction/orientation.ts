@@ -1,5 +1,4 @@
 import sharp from 'sharp';
-import { pacer } from './pacer.js';
 
 /** Pixels darker than this are ink. */
 const INK = 128;
@@ -56,19 +55,17 @@ function sharpness(points: Float32Array, degrees: number): number {
  * profile of its ink: the angle at which the rows of ink are sharpest. 0 for a page with
  * too little ink to tell.
  */
-export async function skewOf(gray: Buffer, width: number, height: number): Promise<number> {
-  const pace = pacer();
+export function skewOf(gray: Buffer, width: number, height: number): number {
   const points = inkSamples(gray, width, height);
   if (points.length < 400) return 0;
   let best = { angle: 0, score: sharpness(points, 0) };
-  const consider = async (angle: number) => {
+  const consider = (angle: number) => {
     const score = sharpness(points, angle);
     if (score > best.score) best = { angle, score };
-    await pace();
   };
-  for (let angle = -MAX_SKEW; angle <= MAX_SKEW; angle += COARSE_STEP) if (angle !== 0) await consider(angle);
+  for (let angle = -MAX_SKEW; angle <= MAX_SKEW; angle += COARSE_STEP) if (angle !== 0) consider(angle);
   const coarse = best.angle;
-  for (let angle = coarse - COARSE_STEP; angle <= coarse + COARSE_STEP; angle += FINE_STEP) await consider(Math.round(angle * 10) / 10);
+  for (let angle = coarse - COARSE_STEP; angle <= coarse + COARSE_STEP; angle += FINE_STEP) consider(Math.round(angle * 10) / 10);
   return best.angle;
 }
 

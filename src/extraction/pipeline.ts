@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { DocumentError } from '../errors.js';
-import { prepareImage, turnPage } from './image.js';
+import { turnPage } from './image.js';
 import { wordsToLines } from './layout.js';
 import type { OcrLanguage } from './ocr-languages.js';
 import { createOcrPool } from './ocr-pool.js';
@@ -121,7 +121,6 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
   const [firstLanguage] = config.ocrLanguages;
   const pool = createOcrPool({ workers: config.ocrWorkers, queueMax: config.ocrQueueMax, timeoutMs: config.ocrTimeoutMs, languages: [firstLanguage!], logger: options.logger });
   const documents = createDocumentPool(config, options.logger);
-  const limits = { maxImagePixels: config.maxImagePixels };
 
   /**
    * A page's words in the languages asked for; without any, in the server's first language and,
@@ -214,7 +213,7 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
   }
 
   async function readImage(bytes: Buffer, languages: OcrLanguage[] | undefined): Promise<Read> {
-    const pages: PageText[] = [ocrPage(1, await ocr(await prepareImage(bytes, limits), languages, false))];
+    const pages: PageText[] = [ocrPage(1, await ocr(await documents.prepareImage(bytes), languages, false))];
     return { pages, fields: hasText(pages) ? await documents.fields({ pages }) : [], eInvoice: null };
   }
 

@@ -31,12 +31,10 @@ export interface RateLimiter {
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
-async function increment(counters: CounterBackend, key: string, windowMs: number): Promise<number> {
-  return counters.add(key, 1, Math.ceil((2 * windowMs) / 1000));
-}
+const ttlSeconds = (windowMs: number) => Math.ceil((2 * windowMs) / 1000);
 
 async function undo(counters: CounterBackend, key: string, windowMs: number): Promise<void> {
-  await counters.add(key, -1, Math.ceil((2 * windowMs) / 1000));
+  await counters.add(key, -1, ttlSeconds(windowMs));
 }
 
 export function createRateLimiter(counters: CounterBackend, clock: Clock = systemClock): RateLimiter {
@@ -51,19 +49,22 @@ export function createRateLimiter(counters: CounterBackend, clock: Clock = syste
       const dayReset = ((dayIndex + 1) * DAY_MS) / 1000;
       const nowSeconds = now / 1000;
 
-      const minuteCount = await increment(counters, minuteKey, MINUTE_MS);
+      // The day is counted only when the minute has room: a refused request consumes nothing.
+      const [minuteCount = 0, dayCount = 0] = await counters.addWithin([
+        { key: minuteKey, ttlSeconds: ttlSeconds(MINUTE_MS), limit: limits.per_minute },
+        { key: dayKey, ttlSeconds: ttlSeconds(DAY_MS), limit: limits.per_day },
+      ]);
       if (minuteCount > limits.per_minute) {
         await undo(counters, minuteKey, MINUTE_MS);
-        const dayCount = await counters.get(dayKey);
+        const dayCounted = await counters.get(dayKey);
         return {
           allowed: false,
           minute: { limit: limits.per_minute, remaining: 0, reset: minuteReset },
-          day: { limit: limits.per_day, remaining: Math.max(0, limits.per_day - dayCount), reset: dayReset },
+          day: { limit: limits.per_day, remaining: Math.max(0, limits.per_day - dayCounted), reset: dayReset },
           refusedBy: 'minute',
           retryAfter: Math.max(1, Math.ceil(minuteReset - nowSeconds)),
         };
       }
-      const dayCount = await increment(counters, dayKey, DAY_MS);
       if (dayCount > limits.per_day) {
         await Promise.all([undo(counters, dayKey, DAY_MS), undo(counters, minuteKey, MINUTE_MS)]);
         return {

@@ -84,8 +84,9 @@ interface Admitted {
 
 /** How a finished extraction is announced: written in the transaction that finishes it, then signalled. */
 export interface ExtractionEvents {
-  announce(trx: Knex.Transaction, record: ExtractionRecord): Promise<void>;
-  /** Called once the outcome and its announcement are committed. */
+  /** Resolves with the webhook deliveries it queued. */
+  announce(trx: Knex.Transaction, record: ExtractionRecord): Promise<number>;
+  /** Called once the outcome and its announcement are committed, when the announcement queued deliveries. */
   announced(): void;
 }
 
@@ -152,7 +153,12 @@ export function extractionService(deps: {
   /** Stores the outcome and announces it, once: a second worker finishing the same extraction changes nothing. */
   async function finish(id: string, outcome: ExtractionOutcome): Promise<void> {
     if (outcome.status === 'failed') logger.info({ extraction_id: id, code: outcome.error_code }, 'extraction failed');
-    if (await store.extractions.finish(id, outcome, deps.events?.announce)) deps.events?.announced();
+    // Only deliveries wake the webhook sender: for a workspace without webhooks it would look for
+    // none, a query per extraction that waits its turn at the database with the requests.
+    const { events } = deps;
+    let deliveries = 0;
+    const announce = events && (async (trx: Knex.Transaction, record: ExtractionRecord) => void (deliveries = await events.announce(trx, record)));
+    if ((await store.extractions.finish(id, outcome, announce)) && deliveries > 0) events?.announced();
   }
 
   return {

@@ -51,13 +51,13 @@ export function webhookService(store: Store, options: { allowPrivate: boolean })
       if (!(await store.webhooks.get(workspaceId, id))) throw notFound(`No such webhook ${id}.`);
       return store.webhooks.listDeliveries(id, limit, startingAfter);
     },
-    /** Queues the event of a finished extraction for the workspace's webhooks, in the transaction that finished it. */
-    async announce(trx: Knex.Transaction, record: ExtractionRecord): Promise<void> {
+    /** Queues the event of a finished extraction for the workspace's webhooks, in the transaction that finished it; resolves with the deliveries queued. */
+    async announce(trx: Knex.Transaction, record: ExtractionRecord): Promise<number> {
       const type = EVENT_OF[record.status];
-      if (!type) return;
+      if (!type) return 0;
       const now = Date.now();
       const event: WebhookEvent = { id: newId('evt'), type, created_at: new Date(now).toISOString(), data: { extraction: toExtraction(record) } };
-      await store.webhooks.publish(trx, record.workspace_id, { id: event.id, type, payload: JSON.stringify(event) }, () => newId('dlv'), now);
+      return store.webhooks.publish(trx, record.workspace_id, { id: event.id, type, payload: JSON.stringify(event) }, () => newId('dlv'), now);
     },
   };
 }

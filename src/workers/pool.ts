@@ -35,8 +35,11 @@ export class WorkerStopped extends Error {
 }
 
 export interface Job {
-  /** Sends a request to the job's worker; resolves with the answer, or rejects with the handler's error or a WorkerStopped. */
-  call<T>(type: string, payload: unknown): Promise<T>;
+  /**
+   * Sends a request to the job's worker; resolves with the answer, or rejects with the handler's error
+   * or a WorkerStopped. The buffers in `transfer` are moved to the worker, not copied, and are unusable here afterwards.
+   */
+  call<T>(type: string, payload: unknown, transfer?: ArrayBuffer[]): Promise<T>;
   /** What the worker last wrote of its progress; still readable after the worker was stopped. */
   readonly progress: Int32Array;
   /** Hands the worker back to the pool once every request of the job has been answered. */
@@ -242,7 +245,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     const progress = slot.progress;
     return {
       progress,
-      call<T>(type: string, payload: unknown): Promise<T> {
+      call<T>(type: string, payload: unknown, transfer: ArrayBuffer[] = []): Promise<T> {
         if (job.stopped) return Promise.reject(job.stopped);
         if (job.released) return Promise.reject(new Error(`${name} job already released`));
         return new Promise<T>((resolve, reject) => {
@@ -253,7 +256,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
             job.timer = setTimeout(() => overrun(job), Math.max(0, job.remainingMs));
           }
           job.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-          slot.worker!.postMessage({ id, type, payload });
+          slot.worker!.postMessage({ id, type, payload }, transfer);
         });
       },
       release() {

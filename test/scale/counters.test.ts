@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { openStore, type Store } from '../../src/store/index.js';
 import { createRateLimiter } from '../../src/limits/rate-limiter.js';
-import { postgresCounters, redisCounters, sqliteCounters, type CounterBackend } from '../../src/limits/counters.js';
+import { memoryCounters, postgresCounters, redisCounters, sqliteCounters, type CounterBackend } from '../../src/limits/counters.js';
 import { openRedis } from '../../src/limits/redis.js';
 import { createLogger } from '../../src/logger.js';
 import { databases, testRedisUrl, type TestDatabase } from '../store/databases.js';
@@ -38,6 +38,33 @@ describe.each(databases)('rate-limit counters in the database ($name)', (kind) =
     const counters = await Promise.all(stores.map((s) => (s.dialect === 'postgres' ? postgresCounters(s.db) : sqliteCounters(s.db))));
     expect(await burst(counters[0], counters.at(-1)!)).toEqual({ allowed: 10, refused: 40 });
   });
+
+  it('add to each counter in turn only while the counts stay within their limits', async () => {
+    const database: TestDatabase = await kind.create();
+    cleanup.push(() => database.drop());
+    const store = await openStore(database.url);
+    cleanup.push(() => store.close());
+    await expectAddWithin(store.dialect === 'postgres' ? await postgresCounters(store.db) : await sqliteCounters(store.db));
+  });
+});
+
+/**
+ * A minute of limit 1 and a day of limit 5: the second request's minute is past its limit, and its day
+ * is left alone. `prefix` keeps the keys apart in a store other runs share (Redis).
+ */
+async function expectAddWithin(counters: CounterBackend, prefix = ''): Promise<void> {
+  const steps = [
+    { key: `${prefix}minute`, ttlSeconds: 120, limit: 1 },
+    { key: `${prefix}day`, ttlSeconds: 172_800, limit: 5 },
+  ];
+  expect(await counters.addWithin(steps)).toEqual([1, 1]);
+  expect(await counters.addWithin(steps)).toEqual([2]);
+  expect(await counters.get(`${prefix}minute`)).toBe(2);
+  expect(await counters.get(`${prefix}day`)).toBe(1);
+}
+
+it('memory counters add within their limits in turn', async () => {
+  await expectAddWithin(memoryCounters());
 });
 
 const redisUrl = testRedisUrl();
@@ -50,6 +77,15 @@ describe.runIf(redisUrl)('rate-limit counters in Redis, two clients', () => {
       expect(await burst(redisCounters(clients[0]), redisCounters(clients[1]))).toEqual({ allowed: 10, refused: 40 });
     } finally {
       await Promise.all(clients.map((c) => c.quit()));
+    }
+  });
+
+  it('add to each counter in turn only while the counts stay within their limits', async () => {
+    const client = await openRedis(redisUrl!, createLogger('silent'));
+    try {
+      await expectAddWithin(redisCounters(client), `${randomBytes(8).toString('hex')}:`);
+    } finally {
+      await client.quit();
     }
   });
 
