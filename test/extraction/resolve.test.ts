@@ -53,6 +53,18 @@ describe('totals that add up', () => {
     expect(found.get('subtotal')!.explanation).toContain("label 'Nettobetrag' on page 1, the sum of the 2 amounts under it");
   });
 
+  it('sums no column of whole numbers: points under a "Total Points" heading are no money', () => {
+    const points: Layout = {
+      width: 595,
+      height: 842,
+      texts: [
+        { text: 'Musterlieferant GmbH', x: 50, y: 60, size: 14 },
+        ...['Total Points', '2264', '43', '2307'].map((text, r): Placed => ({ text, x: 300, y: 400 + r * 16, align: 'right' })),
+      ],
+    };
+    expect(fields(points).get('total_amount')?.value).not.toBe('2307.00');
+  });
+
   it('takes the total that subtotal + tax confirm over a larger labelled amount', () => {
     const found = of(['ACME Trading Ltd', 'Invoice No: 1001', '', ['Subtotal', '100.00'], ['VAT 20%', '20.00'], ['Total', '120.00'], ['Balance due', '150.00']]);
     expect(found.get('total_amount')).toMatchObject({ value: '120.00', explanation: "label 'Total' on page 1, value to the right; equals subtotal 100.00 + tax 20.00" });

@@ -33,7 +33,8 @@ export const columnSums: Finder = (ctx) => {
     const field = match?.fields.find((f) => SUMMED.has(f.field))?.field;
     const first = field ? readValue('amount', pair.value, ctx.order) : null;
     const page = ctx.doc.pages.find((p) => p.number === pair.page);
-    if (!match || !field || !first || !page) continue;
+    // Money is printed with its cents here; whole numbers in a column ("Total Points 2264 / 43 / 2307") are counts.
+    if (!match || !field || !first || first.quality < 1 || !page) continue;
     const box = pair.valueBox;
     const rows: { amount: number; value: string; words: Word[] }[] = [{ amount: Number(first.value), value: first.value, words: pair.valueWords }];
     let bottom = box.y + box.height;
@@ -43,7 +44,7 @@ export const columnSums: Finder = (ctx) => {
       if (!words.length) continue;
       if (line.bbox.y - bottom > MAX_GAP * box.height) break;
       const read = readValue('amount', words.map((w) => w.text).join(' '), ctx.order);
-      if (!read) break;
+      if (!read || read.quality < 1) break;
       rows.push({ amount: Number(read.value), value: read.value, words });
       bottom = line.bbox.y + line.bbox.height;
     }
