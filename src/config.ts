@@ -136,9 +136,9 @@ export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL ?? 'info').trim().toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
   const cpus = os.availableParallelism?.() ?? os.cpus().length;
-  // One CPU is left to the request loop: with a worker on every CPU, GET /v1/me's p99 rose from
-  // 12 to 43 ms on two CPUs while scans were read.
-  const ocrWorkers = integer(env, 'OCR_WORKERS', Math.max(1, cpus - 1), 1, 64);
+  // A worker on every CPU: OCR is what users wait for, and on a quiet two-CPU machine GET /v1/me's
+  // p99 while both read scans stayed at 15-17 ms (11-12 ms with one worker); see docs/benchmarks.md.
+  const ocrWorkers = integer(env, 'OCR_WORKERS', cpus, 1, 64);
   const database = databaseUrl(env);
   const serverRole = role(env);
   // Workers of an API-only instance are other processes, which share a PostgreSQL database, never a SQLite file.

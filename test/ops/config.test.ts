@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 
 describe('configuration', () => {
-  it('leaves one CPU to the request loop by default and takes OCR_WORKERS as given', () => {
-    expect(loadConfig({}).ocrWorkers).toBe(Math.max(1, os.availableParallelism() - 1));
+  it('runs an OCR worker on every CPU by default and takes OCR_WORKERS as given', () => {
+    expect(loadConfig({}).ocrWorkers).toBe(os.availableParallelism());
     expect(loadConfig({ OCR_WORKERS: '3' }).ocrWorkers).toBe(3);
   });
 
