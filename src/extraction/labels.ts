@@ -136,7 +136,6 @@ function beforeTax(label: string, fields: LabelMatch['fields']): LabelMatch['fie
   return [{ field: 'subtotal', kind: 'amount' }, ...fields.filter((f) => f.field !== 'subtotal')];
 }
 
-/** Answers by printed label: a document repeats its labels on every page, and layout asks about each phrase. */
 /** Kinds whose values are checked by their shape, so that a label naming one inside a compound says enough. */
 const SHAPED_KINDS = new Set<ValueKind>(['iban', 'tax_id', 'email', 'phone']);
 
@@ -154,6 +153,7 @@ function compoundHead(label: string): PhraseMatch | null {
   return null;
 }
 
+/** Answers by printed label: a document repeats its labels on every page, and layout asks about each phrase. */
 const known = new Map<string, LabelMatch | null>();
 const KNOWN_MAX = 10_000;
 
