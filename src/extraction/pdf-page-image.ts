@@ -3,10 +3,9 @@ import { streamPicture } from './pdf-image-stream.js';
 import type { Objects } from './pdf-objects.js';
 import { pageOperators } from './pdf-page-content.js';
 import { PdfRef } from './pdf-syntax.js';
-import type { PdfJs } from './pdfjs.js';
+import type { PdfJs, PdfJsPage } from './pdfjs.js';
 import type { GrayImage } from './types.js';
 
-type PdfJsPage = Awaited<ReturnType<Awaited<ReturnType<PdfJs['getDocument']>['promise']>['getPage']>>;
 type Matrix = [number, number, number, number, number, number];
 
 /** pdf.js's decoded image, as its renderer receives it. */

@@ -2,12 +2,10 @@ import { DocumentError } from '../errors.js';
 import { toPgm } from './image.js';
 import { Objects } from './pdf-objects.js';
 import { pagePicture } from './pdf-page-image.js';
-import { loadPdfJs, pdfjsAssets, sharedPdfWorker, type PdfJs } from './pdfjs.js';
+import { loadPdfJs, pdfjsAssets, sharedPdfWorker, type PdfJsDocument, type PdfJsPage } from './pdfjs.js';
 import type { Attachment } from './einvoice/read.js';
 import type { GrayImage, PageSize, Word } from './types.js';
 
-type PdfJsDocument = Awaited<ReturnType<PdfJs['getDocument']>['promise']>;
-type PdfJsPage = Awaited<ReturnType<PdfJsDocument['getPage']>>;
 type TextItem = { str: string; transform: number[]; width: number; height: number };
 
 export interface PdfLimits {

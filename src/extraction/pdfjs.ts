@@ -3,6 +3,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 
 export type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
+export type PdfJsDocument = Awaited<ReturnType<PdfJs['getDocument']>['promise']>;
+export type PdfJsPage = Awaited<ReturnType<PdfJsDocument['getPage']>>;
 type PdfWorker = InstanceType<PdfJs['PDFWorker']>;
 
 const require = createRequire(import.meta.url);
