@@ -101,21 +101,19 @@ export function endstreamAt(bytes: Buffer, p: number): boolean {
   return keywordAt(bytes, q, 'endstream');
 }
 
-/** Every position where `word` stands as a keyword. */
-export function positions(bytes: Buffer, word: string): number[] {
-  const found: number[] = [];
-  for (let at = bytes.indexOf(word); at >= 0; at = bytes.indexOf(word, at + word.length)) {
-    if (keywordAt(bytes, at, word)) found.push(at);
-  }
-  return found;
-}
-
 /** The first position from `from` on where `word` stands as a keyword, or -1. */
 export function nextKeyword(bytes: Buffer, word: string, from: number): number {
   for (let at = bytes.indexOf(word, from); at >= 0; at = bytes.indexOf(word, at + word.length)) {
     if (keywordAt(bytes, at, word)) return at;
   }
   return -1;
+}
+
+/** Every position where `word` stands as a keyword. */
+export function positions(bytes: Buffer, word: string): number[] {
+  const found: number[] = [];
+  for (let at = nextKeyword(bytes, word, 0); at >= 0; at = nextKeyword(bytes, word, at + word.length)) found.push(at);
+  return found;
 }
 
 /**
