@@ -17,6 +17,7 @@ import type { Finder, FinderContext } from './finders/types.js';
 import { vatIds } from './finders/vat-ids.js';
 import { vendorSignals } from './finders/vendor-signals.js';
 import { resolve } from './resolve.js';
+import { secondReadingOf, weighReadings } from './weigh-readings.js';
 import type { DocumentText, FoundField, LabelValue } from './types.js';
 
 /** Every finder proposes candidates on its own; the resolver weighs them together. Adding a finder is adding it here. */
@@ -72,9 +73,17 @@ function otherLabelledFields(ctx: FinderContext): FoundField[] {
 /**
  * Reads a document's fields: its type, the canonical invoice and receipt fields chosen from
  * every finder's candidates so that they fit together (the line items' sum among them), the line
- * items, and every other labelled value.
+ * items, and every other labelled value. A page OCR read twice gives the fields of its surer
+ * reading, completed from the other (./second-reading.ts).
  */
 export function extractFields(doc: DocumentText): FoundField[] {
+  const fields = fieldsOfReading(doc);
+  if (!doc.pages.some((p) => p.reread)) return fields;
+  return weighReadings(fields, fieldsOfReading({ pages: secondReadingOf(doc.pages) }));
+}
+
+/** The fields of one reading of the document's pages. */
+function fieldsOfReading(doc: DocumentText): FoundField[] {
   const ctx = finderContext(doc);
   const candidates = FINDERS.flatMap((find) => find(ctx));
   const items = findLineItems(doc);

@@ -25,7 +25,14 @@ export interface RecognizeOptions {
   continuation?: boolean;
   /** The languages to read the page in, the likeliest first; the pool's own by default. */
   languages?: OcrLanguage[];
+  /** How tesseract finds the text: as one block of lines (the default), or as words scattered anywhere on the page. */
+  layout?: OcrLayout;
 }
+
+export type OcrLayout = 'block' | 'sparse';
+
+/** tesseract's page segmentation mode for each layout: 6 (a single uniform block of text) and 11 (sparse text, no order). */
+const SEGMENTATION = { block: '6', sparse: '11' } as Record<OcrLayout, Tesseract.PSM>;
 
 export interface OcrPool {
   recognize(image: GrayImage, options?: RecognizeOptions): Promise<Word[]>;
@@ -42,6 +49,7 @@ interface Job {
   image: GrayImage;
   /** tesseract's name of the languages to read in: `deu+eng`. */
   languages: string;
+  layout: OcrLayout;
   resolve(words: Word[]): void;
   reject(err: Error): void;
 }
@@ -51,6 +59,8 @@ interface Slot {
   worker: Tesseract.Worker | null;
   /** The languages the worker's models are loaded for, in tesseract's naming. */
   languages: string;
+  /** The layout the worker's parameters are set for. */
+  layout: OcrLayout;
   /** Fails the running job when its worker dies underneath it or the pool closes. */
   abort: ((err: Error) => void) | null;
 }
@@ -73,7 +83,7 @@ function warmUpPage(): Buffer {
 }
 
 /** tesseract's parameters for every page: the models' resolution, as rendered pages and prepared images are about 300 dpi. */
-const PARAMETERS = { user_defined_dpi: '300' };
+const parameters = (layout: OcrLayout) => ({ user_defined_dpi: '300', tessedit_pageseg_mode: SEGMENTATION[layout] });
 
 /**
  * A fixed set of tesseract.js workers (each a worker thread, so OCR never blocks the event loop),
@@ -85,7 +95,7 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
   const defaultLanguages = options.languages ?? ['en'];
   const startLanguages = tesseractLanguages(defaultLanguages);
   const langPath = languageDataDir();
-  const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({ state: 'down', worker: null, languages: startLanguages, abort: null }));
+  const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({ state: 'down', worker: null, languages: startLanguages, layout: 'block', abort: null }));
   const queue: Job[] = [];
   let closed = false;
   let replaced = 0;
@@ -105,7 +115,7 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
         // Without a handler tesseract.js rethrows a job's failure inside its message listener, which would crash the process.
         errorHandler: (err: unknown) => logger?.warn({ err }, 'OCR worker reported an error'),
       });
-      await worker.setParameters(PARAMETERS);
+      await worker.setParameters(parameters('block'));
       await worker.recognize(warmUpPage());
       if (closed) {
         await worker.terminate();
@@ -123,6 +133,7 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
       thread.on('exit', (code) => crashed(new Error(`OCR worker thread exited with code ${code}`)));
       slot.worker = worker;
       slot.languages = startLanguages;
+      slot.layout = 'block';
       slot.state = 'idle';
     } catch (err) {
       slot.state = 'down';
@@ -170,12 +181,15 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
     slot.abort = (err) => finish(() => job.reject(err));
     // Another language set is loaded into the worker that is free rather than kept waiting for one that has it.
     const loaded =
-      slot.languages === job.languages
+      slot.languages === job.languages && slot.layout === job.layout
         ? Promise.resolve()
-        : tesseract!.then(({ OEM }) => worker.reinitialize(job.languages, OEM.LSTM_ONLY)).then(async () => {
-            slot.languages = job.languages;
-            await worker.setParameters(PARAMETERS);
-          });
+        : tesseract!
+            .then(({ OEM }) => (slot.languages === job.languages ? undefined : worker.reinitialize(job.languages, OEM.LSTM_ONLY)))
+            .then(async () => {
+              slot.languages = job.languages;
+              await worker.setParameters(parameters(job.layout));
+              slot.layout = job.layout;
+            });
     loaded.then(() => worker.recognize(job.image.pgm, {}, { blocks: true, text: false })).then(
       (result) =>
         finish(() => {
@@ -196,14 +210,14 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
   function dispatch(): void {
     for (let idle = slots.filter((s) => s.state === 'idle'); idle.length && queue.length; idle = slots.filter((s) => s.state === 'idle')) {
       const job = queue.shift()!;
-      run(idle.find((s) => s.languages === job.languages) ?? idle[0]!, job);
+      run(idle.find((s) => s.languages === job.languages && s.layout === job.layout) ?? idle.find((s) => s.languages === job.languages) ?? idle[0]!, job);
     }
   }
 
   for (const slot of slots) void start(slot);
 
   return {
-    recognize(image, { continuation = false, languages = defaultLanguages } = {}) {
+    recognize(image, { continuation = false, languages = defaultLanguages, layout = 'block' } = {}) {
       if (closed) return Promise.reject(new DocumentError('interrupted', 'The service is shutting down.'));
       const idle = slots.some((s) => s.state === 'idle');
       if (!continuation && !idle && queue.length >= options.queueMax) {
@@ -212,7 +226,7 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
         return Promise.reject(serviceUnavailable(`The OCR queue is full; retry in ${seconds} seconds.`, seconds));
       }
       return new Promise<Word[]>((resolve, reject) => {
-        queue.push({ image, languages: tesseractLanguages(languages), resolve, reject });
+        queue.push({ image, languages: tesseractLanguages(languages), layout, resolve, reject });
         dispatch();
       });
     },

@@ -71,9 +71,12 @@ export function unpackLines({ numbers, text }: PackedLines): Line[] {
   return lines;
 }
 
-/** A document's pages with their lines packed. */
-export type PackedDocument = { number: number; source: PageText['source']; lines: PackedLines }[];
+/** A document's pages with their lines (and a second reading's) packed. */
+export type PackedDocument = { number: number; source: PageText['source']; lines: PackedLines; reread?: PackedLines }[];
 
-export const packDocument = (doc: DocumentText): PackedDocument => doc.pages.map((p) => ({ number: p.number, source: p.source, lines: packLines(p.lines) }));
+export const packDocument = (doc: DocumentText): PackedDocument =>
+  doc.pages.map((p) => ({ number: p.number, source: p.source, lines: packLines(p.lines), ...(p.reread ? { reread: packLines(p.reread) } : {}) }));
 
-export const unpackDocument = (packed: PackedDocument): DocumentText => ({ pages: packed.map((p) => ({ number: p.number, source: p.source, lines: unpackLines(p.lines) })) });
+export const unpackDocument = (packed: PackedDocument): DocumentText => ({
+  pages: packed.map((p) => ({ number: p.number, source: p.source, lines: unpackLines(p.lines), ...(p.reread ? { reread: unpackLines(p.reread) } : {}) })),
+});

@@ -8,6 +8,7 @@ import { createOcrPool } from './ocr-pool.js';
 import { pageLanguage } from './page-language.js';
 import { createDocumentPool, type DocumentPoolConfig } from './document-pool.js';
 import { readAhead } from './read-ahead.js';
+import { needsSecondReading } from './second-reading.js';
 import type { EInvoice } from './einvoice/read.js';
 import type { ContentType, DocumentText, FoundField, GrayImage, PageSize, PageText, Word } from './types.js';
 
@@ -88,6 +89,8 @@ const legible = (words: Word[]) => {
 interface PageRead {
   words: Word[];
   image: GrayImage;
+  /** What the words were read in; the pool's own languages when not set. */
+  languages?: OcrLanguage[];
 }
 
 /** Degrees turned clockwise, from 0 to under 360, to a tenth of a degree. */
@@ -103,8 +106,10 @@ function ocrPage(number: number, { words, image }: PageRead, shown?: PageSize): 
   const size: PageSize = shown
     ? { width: quarter ? shown.height : shown.width, height: quarter ? shown.width : shown.height, rotation: clockwise(shown.rotation + turn) }
     : { width: image.width, height: image.height, rotation: clockwise(turn) };
-  return { number, source: 'ocr', lines: wordsToLines(words, image.height / image.width), size };
+  return { number, source: 'ocr', lines: ocrLines(words, image), size };
 }
+
+const ocrLines = (words: Word[], image: GrayImage) => wordsToLines(words, image.height / image.width);
 
 /** Failures from one page carry the page number and how many pages were done before it. */
 function onPage(pageNumber: number, err: unknown): unknown {
@@ -129,10 +134,31 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
    */
   async function ocr(image: GrayImage, languages: OcrLanguage[] | undefined, continuation: boolean): Promise<PageRead> {
     const page = await upright(image, languages, continuation);
-    if (languages) return page;
+    if (languages) return { ...page, languages };
     const shown = pageLanguage(page.words, config.ocrLanguages);
     if (!shown || shown === firstLanguage) return page;
-    return { ...page, words: await pool.recognize(page.image, { continuation: true, languages: [...new Set([shown, 'en' as const, firstLanguage!])] }) };
+    const read = [...new Set([shown, 'en' as const, firstLanguage!])];
+    return { ...page, words: await pool.recognize(page.image, { continuation: true, languages: read }), languages: read };
+  }
+
+  /**
+   * A document of one OCR page (a receipt photo, a one-page scan) whose fields leave a key one
+   * missing or in doubt: its page read again for scattered words, and the fields of both readings
+   * (./second-reading.ts). Should the second reading fail, the first stands.
+   */
+  async function readAgainIfDoubtful(read: Read, ocrRead: PageRead | undefined, fieldsOf: (pages: PageText[]) => Promise<Read>): Promise<Read> {
+    const index = read.pages.findIndex((p) => p.source === 'ocr');
+    const single = index !== -1 && read.pages.filter((p) => p.source === 'ocr').length === 1;
+    if (!ocrRead || !single || !hasText(read.pages) || !needsSecondReading(read.fields)) return read;
+    let words: Word[];
+    try {
+      words = await pool.recognize(ocrRead.image, { continuation: true, languages: ocrRead.languages, layout: 'sparse' });
+    } catch (err) {
+      options.logger?.warn({ err }, 'second OCR reading failed; the first stands');
+      return read;
+    }
+    const pages = read.pages.map((p, i) => (i === index ? { ...p, reread: ocrLines(words, ocrRead.image) } : p));
+    return fieldsOf(pages);
   }
 
   /**
@@ -178,6 +204,7 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
     const reading = new Set<Promise<void>>();
     let started = 0;
     let failure: { error: unknown } | null = null;
+    let ocrRead: PageRead | undefined;
     try {
       for (let n = 1; n <= pdf.pageCount && !failure; n += 1) {
         try {
@@ -191,7 +218,10 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
           const at = pages.length;
           pages.push({ number: n, source: 'ocr', lines: [] });
           const page: Promise<void> = ocr(image, languages, started > 0).then(
-            (read) => void (pages[at] = ocrPage(n, read, size)),
+            (read) => {
+              ocrRead = read;
+              pages[at] = ocrPage(n, read, size);
+            },
             (err: unknown) => void (failure ??= { error: onPage(n, err) }),
           );
           started += 1;
@@ -205,16 +235,17 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
       await Promise.all(reading);
       if (failure) throw failure.error;
       if (!hasText(pages)) return { pages, fields: [], eInvoice: null };
-      const ocrPages = pages.filter((p) => p.source === 'ocr');
-      return { pages, ...(await pdf.fields(ocrPages)) };
+      const fieldsOf = async (read: PageText[]): Promise<Read> => ({ pages: read, ...(await pdf.fields(read.filter((p) => p.source === 'ocr'))) });
+      return await readAgainIfDoubtful(await fieldsOf(pages), ocrRead, fieldsOf);
     } finally {
       await pdf.close();
     }
   }
 
   async function readImage(bytes: Buffer, languages: OcrLanguage[] | undefined): Promise<Read> {
-    const pages: PageText[] = [ocrPage(1, await ocr(await documents.prepareImage(bytes), languages, false))];
-    return { pages, fields: hasText(pages) ? await documents.fields({ pages }) : [], eInvoice: null };
+    const read = await ocr(await documents.prepareImage(bytes), languages, false);
+    const fieldsOf = async (pages: PageText[]): Promise<Read> => ({ pages, fields: hasText(pages) ? await documents.fields({ pages }) : [], eInvoice: null });
+    return readAgainIfDoubtful(await fieldsOf([ocrPage(1, read)]), read, fieldsOf);
   }
 
   return {

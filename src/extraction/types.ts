@@ -51,6 +51,11 @@ export interface PageText {
   lines: Line[];
   /** Known for pages the pipeline read; the boxes are fractions of it. */
   size?: PageSize;
+  /**
+   * OCR: the page read a second way (see ./second-reading.ts), when the first reading left a
+   * document's key fields in doubt. `lines` holds whichever reading is surer of its characters.
+   */
+  reread?: Line[];
 }
 
 export interface DocumentText {

@@ -14,8 +14,14 @@ describe('packed lines', () => {
     expect(unpackLines(packLines([]))).toEqual([]);
   });
 
-  it('carry a document page by page', () => {
-    const doc = { pages: [{ number: 1, source: 'text_layer' as const, lines: wordsToLines([word('a', 0.1, 0.1)]) }, { number: 2, source: 'ocr' as const, lines: [] }] };
+  it('carry a document page by page, with a page’s second reading', () => {
+    const doc = {
+      pages: [
+        { number: 1, source: 'text_layer' as const, lines: wordsToLines([word('a', 0.1, 0.1)]) },
+        { number: 2, source: 'ocr' as const, lines: [] },
+        { number: 3, source: 'ocr' as const, lines: wordsToLines([word('TOTAL', 0.1, 0.5, 40)]), reread: wordsToLines([word('TOTAL', 0.1, 0.5, 90), word('42.40', 0.6, 0.5, 88)]) },
+      ],
+    };
     expect(unpackDocument(packDocument(doc))).toEqual(doc);
   });
 });

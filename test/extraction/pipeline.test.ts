@@ -12,9 +12,13 @@ import {
   EU_INVOICE,
   imageOnlyPdf,
   invoicePdf,
+  layoutPdf,
+  MY_RECEIPT,
+  MY_RECEIPT_EXPECTED,
   photoJpeg,
   renderPage,
   US_EXPECTED,
+  tillRoll,
   US_INVOICE,
   webp,
 } from '../fixtures/documents.js';
@@ -84,11 +88,21 @@ describe('scans and photos (OCR)', () => {
   it('reads a 300-dpi scanned PNG', async () => {
     const result = await extract(await renderPage(euPdf, 300), 'scan.png');
     expect(result.ocrPages).toBe(1);
+    expect(result.document.pages[0]!.reread).toBeUndefined();
     expect(values(result)).toMatchObject(EU_EXPECTED);
     const total = result.fields.find((f) => f.field === 'total_amount')!;
     expect(total.confidence).toBeGreaterThan(70);
     expect(total.confidence).toBeLessThan(95);
     expect(seen.at(-1)).toMatchObject({ fileType: 'image/png', path: 'ocr' });
+  });
+
+  it('reads a clean scan once, and a page whose key fields are in doubt a second time, for scattered words', async () => {
+    const clean = await extract(await renderPage(await layoutPdf(MY_RECEIPT), 300), 'receipt.png');
+    expect(values(clean)).toMatchObject({ vendor_name: MY_RECEIPT_EXPECTED.vendor_name, invoice_date: MY_RECEIPT_EXPECTED.invoice_date, total_amount: MY_RECEIPT_EXPECTED.total_amount });
+    expect(clean.document.pages[0]!.reread).toBeUndefined();
+    const note = await extract(await renderPage(await layoutPdf(tillRoll(['KEDAI BUKU MAJU SDN BHD', 'THANK YOU', 'PLEASE COME AGAIN'])), 300), 'note.png');
+    expect(note.document.pages[0]!.lines.map((l) => l.text)).toContain('THANK YOU');
+    expect(note.document.pages[0]!.reread?.map((l) => l.text).join(' ')).toMatch(/THANK YOU/);
   });
 
   it('turns an EXIF-rotated phone photo upright before reading it', async () => {

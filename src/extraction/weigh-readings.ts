@@ -1,0 +1,52 @@
+import { CANONICAL_FIELDS } from './labels.js';
+import type { FoundField, PageText } from './types.js';
+
+/** The document as its second reading has it: each reread page's other lines in place of its own. */
+export const secondReadingOf = (pages: PageText[]): PageText[] => pages.map(({ reread, ...page }) => (reread ? { ...page, lines: reread } : page));
+
+/** A value as both readings are compared on: letters and digits only, without case or accents. */
+const folded = (value: string) =>
+  value
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '');
+
+/**
+ * Two readings that agree halve the doubt; where they differ, a field keeps 0.7 of its confidence.
+ * On `sroie-dev` this took the share right at confidence >= 90 from 94% (47/50) to 96% (53/55).
+ */
+const AGREE = 0.5;
+const DISAGREE = 0.7;
+/**
+ * Where the readings differ, the second's value is taken when it is this much surer. On
+ * `sroie-dev` (the first reading's value kept always: 390 of 480 fields right): 393 taking the
+ * surer at any margin, 396 at 10, 395 at 20, 392 at 30.
+ */
+const SURER = 10;
+
+const isCanonical = (f: FoundField) => (CANONICAL_FIELDS as readonly string[]).includes(f.field);
+
+/**
+ * The first reading's fields weighed against the second's (./second-reading.ts): a canonical
+ * field both readings agree on is surer, one they read differently less sure, and the second's
+ * value stands where it is clearly surer; canonical fields only the second reading found are
+ * added. Every field the second reading decided or moved says so in its explanation.
+ */
+export function weighReadings(fields: FoundField[], second: FoundField[]): FoundField[] {
+  const seconds = new Map(second.filter(isCanonical).map((f) => [f.field, f]));
+  const weighed = fields.map((f) => {
+    const s = seconds.get(f.field);
+    if (!s || !isCanonical(f)) return f;
+    if (folded(s.value) === folded(f.value)) {
+      return { ...f, confidence: Math.min(99, Math.round(f.confidence + (100 - f.confidence) * AGREE)), explanation: `${f.explanation}; the second OCR reading agrees` };
+    }
+    if (s.confidence > f.confidence + SURER) {
+      return { ...s, confidence: Math.round(s.confidence * DISAGREE), explanation: `${s.explanation}; from the second OCR reading of the page, where the first has '${f.value}'` };
+    }
+    return { ...f, confidence: Math.round(f.confidence * DISAGREE), explanation: `${f.explanation}; the second OCR reading has '${s.value}'` };
+  });
+  const found = new Set(fields.map((f) => f.field));
+  const added = [...seconds.values()].filter((f) => !found.has(f.field));
+  return [...weighed, ...added.map((f) => ({ ...f, explanation: `${f.explanation}; from the second OCR reading of the page` }))];
+}
