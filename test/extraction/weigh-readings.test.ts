@@ -30,6 +30,13 @@ describe('a second OCR reading', () => {
     ]);
   });
 
+  it('takes the second reading’s address where it kept more of it', () => {
+    const [address] = weighReadings([field('vendor_address', '12 JALAN PENGACARA U1/48 TEMASYA PARK', 60)], [field('vendor_address', '12 JALAN PENGACARA U1/48 TEMASYA INDUSTRIAL PARK', 55)]);
+    expect(address).toMatchObject({ value: '12 JALAN PENGACARA U1/48 TEMASYA INDUSTRIAL PARK', confidence: 39 });
+    const [shorter] = weighReadings([field('vendor_address', 'LOT 34817 JALAN BATU AMBAR', 60)], [field('vendor_address', 'LOT JALAN BATU AMBAR', 65)]);
+    expect(shorter).toMatchObject({ value: 'LOT 34817 JALAN BATU AMBAR', confidence: 42 });
+  });
+
   it('completes the fields of a page from its second reading', () => {
     const receipt = layoutDocument(MY_RECEIPT, 'ocr');
     const withoutTotals: Layout = { ...MY_RECEIPT, texts: MY_RECEIPT.texts.filter((t) => t.y < 220) };
