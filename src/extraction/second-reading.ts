@@ -13,9 +13,12 @@ const KEY_FIELDS = ['vendor_name', 'invoice_date', 'total_amount'];
 /** A key field under this confidence is in doubt; a clean scan's key fields are well above it. */
 const DOUBTFUL = 50;
 
-/** Whether the fields found in a document's first reading leave one of its key fields missing or in doubt. */
-export const needsSecondReading = (fields: FoundField[]) =>
-  KEY_FIELDS.some((name) => {
-    const field = fields.find((f) => f.field === name);
-    return !field || field.confidence < DOUBTFUL;
-  });
+/**
+ * Whether the fields found in a document's first reading leave one of its key fields missing or
+ * in doubt. A page with none of them (a letter, an invoice's second page sent alone) is no
+ * receipt read badly, and is not read again.
+ */
+export function needsSecondReading(fields: FoundField[]): boolean {
+  const key = KEY_FIELDS.map((name) => fields.find((f) => f.field === name));
+  return key.some(Boolean) && key.some((field) => !field || field.confidence < DOUBTFUL);
+}

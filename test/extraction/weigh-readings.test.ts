@@ -15,6 +15,11 @@ describe('a second OCR reading', () => {
     expect(needsSecondReading([...sure.slice(0, 2), field('total_amount', '42.40', 49)])).toBe(true);
   });
 
+  it('is not needed for a page without any key field, such as an invoice’s second page sent alone', () => {
+    expect(needsSecondReading([])).toBe(false);
+    expect(needsSecondReading([field('payment_terms', '30 days', 90)])).toBe(false);
+  });
+
   it('makes a field both readings agree on surer, and one they read differently less sure', () => {
     const [vendor, total] = weighReadings([field('vendor_name', 'Kedai Maju', 60), field('total_amount', '42.40', 80)], [field('vendor_name', 'KEDAI MAJU.', 40), field('total_amount', '42.90', 85)]);
     expect(vendor).toMatchObject({ value: 'Kedai Maju', confidence: 80, explanation: 'found Kedai Maju; the second OCR reading agrees' });
