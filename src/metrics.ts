@@ -32,13 +32,18 @@ export function createMetrics(ocrQueueDepth: () => number = () => 0) {
       this.set(ocrQueueDepth());
     },
   });
+  const secondReadings = new Counter({
+    name: 'docex_ocr_second_readings_total',
+    help: 'Documents whose OCR page was read a second time because a key field (vendor, date, total) was missing or in doubt.',
+    registers: [registry],
+  });
   const rateLimitRejections = new Counter({
     name: 'docex_rate_limit_rejections_total',
     help: 'Requests refused with 429, by window.',
     labelNames: ['window'] as const,
     registers: [registry],
   });
-  return { registry, httpRequests, httpDuration, extractionDuration, ocrQueue, rateLimitRejections };
+  return { registry, httpRequests, httpDuration, extractionDuration, secondReadings, ocrQueue, rateLimitRejections };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

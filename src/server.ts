@@ -32,9 +32,10 @@ export interface ServerOptions {
 /** The composition root: builds every module from the configuration and starts listening. */
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const runtime = await startRuntime(config, config.role, logger, ({ fileType, path, ms }) =>
-    metrics.extractionDuration.observe({ file_type: fileType, path }, ms / 1000),
-  );
+  const runtime = await startRuntime(config, config.role, logger, ({ fileType, path, ms, secondReading }) => {
+    metrics.extractionDuration.observe({ file_type: fileType, path }, ms / 1000);
+    if (secondReading) metrics.secondReadings.inc();
+  });
   const { store, pipeline } = runtime;
   const firstKey = await bootstrapFirstKey(store);
   const retention = config.retentionDays === null ? null : startRetention(store.extractions, config.retentionDays, logger);

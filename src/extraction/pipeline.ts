@@ -30,6 +30,8 @@ export interface ExtractionInfo {
   path: 'text' | 'ocr' | 'mixed';
   ms: number;
   pages: number;
+  /** Whether its OCR page was read a second time, a key field being missing or in doubt (./second-reading.ts). */
+  secondReading: boolean;
 }
 
 export interface PipelineOptions {
@@ -263,6 +265,7 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
         path: ocrPages === 0 ? 'text' : ocrPages === pages.length ? 'ocr' : 'mixed',
         ms: performance.now() - started,
         pages: pages.length,
+        secondReading: pages.some((p) => p.reread !== undefined),
       });
       return { pages: pages.length, document, fields, confidence, ocrPages, eInvoice };
     },

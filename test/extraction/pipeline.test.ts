@@ -100,9 +100,11 @@ describe('scans and photos (OCR)', () => {
     const clean = await extract(await renderPage(await layoutPdf(MY_RECEIPT), 300), 'receipt.png');
     expect(values(clean)).toMatchObject({ vendor_name: MY_RECEIPT_EXPECTED.vendor_name, invoice_date: MY_RECEIPT_EXPECTED.invoice_date, total_amount: MY_RECEIPT_EXPECTED.total_amount });
     expect(clean.document.pages[0]!.reread).toBeUndefined();
+    expect(seen.at(-1)).toMatchObject({ fileType: 'image/png', secondReading: false });
     const note = await extract(await renderPage(await layoutPdf(tillRoll(['KEDAI BUKU MAJU SDN BHD', 'THANK YOU', 'PLEASE COME AGAIN'])), 300), 'note.png');
     expect(note.document.pages[0]!.lines.map((l) => l.text)).toContain('THANK YOU');
     expect(note.document.pages[0]!.reread?.map((l) => l.text).join(' ')).toMatch(/THANK YOU/);
+    expect(seen.at(-1)).toMatchObject({ fileType: 'image/png', secondReading: true });
   });
 
   it('turns an EXIF-rotated phone photo upright before reading it', async () => {

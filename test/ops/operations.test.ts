@@ -66,6 +66,7 @@ describe.each(databases)('health, readiness and metrics ($name)', (kind) => {
     expect(text).toMatch(/^docex_http_request_duration_seconds_count\{operation="getMe",status="429"\} 1$/m);
     expect(text).toMatch(/^docex_extraction_duration_seconds_count\{file_type="application\/pdf",path="text"\} 1$/m);
     expect(text).toMatch(/^docex_ocr_queue_depth 0$/m);
+    expect(text).toMatch(/^docex_ocr_second_readings_total 0$/m);
     expect(text).toMatch(/^docex_rate_limit_rejections_total\{window="minute"\} 1$/m);
   });
 });
