@@ -27,7 +27,7 @@ export type CanonicalField = (typeof CANONICAL_FIELDS)[number];
 export type ValueKind = 'id' | 'date' | 'name' | 'amount' | 'currency' | 'tax_id' | 'iban' | 'email' | 'phone' | 'none';
 
 /** Amounts and dates a receipt or invoice labels besides the canonical fields; the resolver weighs them (cash tendered, change, rounding). */
-export const AUXILIARY_FIELDS = ['amount_tendered', 'change_due', 'rounding', 'discount', 'prepaid', 'surcharge', 'service_charge', 'line_total', 'other_date', 'item_count', 'tax_rate', 'ship_to'] as const;
+export const AUXILIARY_FIELDS = ['amount_tendered', 'change_due', 'rounding', 'discount', 'prepaid', 'surcharge', 'service_charge', 'line_total', 'other_date', 'item_count', 'tax_rate', 'ship_to', 'card_number'] as const;
 export type AuxiliaryField = (typeof AUXILIARY_FIELDS)[number];
 export type LabelledField = CanonicalField | AuxiliaryField;
 
@@ -59,6 +59,8 @@ const KINDS: Record<LabelledField, ValueKind> = {
   item_count: 'none',
   tax_rate: 'none',
   ship_to: 'none',
+  // "Card No 14": the digits of a payment card or a loyalty card, never an amount paid by card.
+  card_number: 'id',
 };
 
 /** Kinds whose label may carry extra words around a lexicon phrase ("Rechnungsbetrag inkl. 19% MwSt"): their values are checked by shape, a name's are not. */

@@ -130,6 +130,12 @@ describe('labelledValues', () => {
     expect(found(labelledValues, layoutDocument(sheet([['Total Included GST @ 6%', '1.42']])))).toMatchObject([{ field: 'tax_amount', value: '1.42' }]);
   });
 
+  it('reads the digits after "Card No" as a card number, never as an amount paid by card', () => {
+    const candidates = run(labelledValues, layoutDocument(tillRoll([['Card No', '14'], ['VISA', '60.00'], ['No Kad', '4417']])));
+    expect(candidates.filter((c) => c.field === 'amount_tendered').map((c) => c.value)).toEqual(['60.00']);
+    expect(candidates.filter((c) => c.field === 'card_number').map((c) => c.value)).toEqual(['14', '4417']);
+  });
+
   it('never takes a name under a label that only contains a party phrase, and marks down tax details in the customer’s block', () => {
     expect(only(run(labelledValues, layoutDocument(sheet(['Verkäufer und Hersteller:', 'Lieferant GmbH']))), 'vendor_name')).toEqual([]);
     const doc = layoutDocument(sheet(['Käufer:', 'Kunden AG Mitte', 'USt-IdNr.: DE999999999', '', '', 'USt-IdNr.: DE123456789']));
