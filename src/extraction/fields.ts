@@ -73,8 +73,8 @@ function otherLabelledFields(ctx: FinderContext): FoundField[] {
 /**
  * Reads a document's fields: its type, the canonical invoice and receipt fields chosen from
  * every finder's candidates so that they fit together (the line items' sum among them), the line
- * items, and every other labelled value. A page OCR read twice gives the fields of its surer
- * reading, completed from the other (./second-reading.ts).
+ * items, and every other labelled value. A page OCR read twice gives its first reading's fields
+ * weighed against the second's (./weigh-readings.ts).
  */
 export function extractFields(doc: DocumentText): FoundField[] {
   const fields = fieldsOfReading(doc);
