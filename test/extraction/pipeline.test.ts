@@ -107,6 +107,14 @@ describe('scans and photos (OCR)', () => {
     expect(seen.at(-1)).toMatchObject({ fileType: 'image/png', secondReading: true });
   });
 
+  it('reads the page of a one-page scanned PDF a second time too when its key fields are in doubt', async () => {
+    const note = await renderPage(await layoutPdf(tillRoll(['KEDAI BUKU MAJU SDN BHD', 'THANK YOU', 'PLEASE COME AGAIN'])), 300);
+    const result = await extract(await imageOnlyPdf(note), 'note.pdf');
+    expect(result.ocrPages).toBe(1);
+    expect(result.document.pages[0]!.reread?.map((l) => l.text).join(' ')).toMatch(/THANK YOU/);
+    expect(seen.at(-1)).toMatchObject({ fileType: 'application/pdf', secondReading: true });
+  });
+
   it('turns an EXIF-rotated phone photo upright before reading it', async () => {
     const jpeg = await photoJpeg(await renderPage(usPdf, 200));
     const meta = await sharp(jpeg).metadata();
