@@ -1,4 +1,4 @@
-import { CANONICAL_FIELDS, matchLabel, normaliseLabel } from './labels.js';
+import { CANONICAL_FIELDS, isCanonicalField, matchLabel, normaliseLabel } from './labels.js';
 import { parseAmount, parseDate, snakeCase, type DateOrder } from './normalise.js';
 import { amountRows } from './finders/amount-rows.js';
 import { unlabelledAmounts } from './finders/amounts.js';
@@ -52,10 +52,10 @@ function otherLabelledFields(ctx: FinderContext): FoundField[] {
   const out: FoundField[] = [];
   for (const pair of ctx.pairs) {
     const match = matchLabel(pair.label);
-    if (match?.fields.some((f) => f.kind === 'none' || (CANONICAL_FIELDS as readonly string[]).includes(f.field)) || !looksLikeLabel(pair)) continue;
+    if (match?.fields.some((f) => f.kind === 'none' || isCanonicalField(f.field)) || !looksLikeLabel(pair)) continue;
     let name = snakeCase(pair.label);
     if (!name) continue;
-    if (names.has(name) && CANONICAL_FIELDS.includes(name as (typeof CANONICAL_FIELDS)[number])) name = `${name}_2`;
+    if (names.has(name) && isCanonicalField(name)) name = `${name}_2`;
     if (names.has(name)) continue;
     names.add(name);
     out.push({

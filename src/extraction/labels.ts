@@ -23,6 +23,8 @@ export const CANONICAL_FIELDS = [
 
 export type CanonicalField = (typeof CANONICAL_FIELDS)[number];
 
+export const isCanonicalField = (field: string): field is CanonicalField => (CANONICAL_FIELDS as readonly string[]).includes(field);
+
 /** How a field's value is read and normalised; `none` for labels whose value is never read (a tax rate, an item count). */
 export type ValueKind = 'id' | 'date' | 'name' | 'amount' | 'currency' | 'tax_id' | 'iban' | 'email' | 'phone' | 'none';
 
@@ -184,7 +186,7 @@ type LabelFields = readonly { field: CanonicalField; kind: ValueKind }[];
 export function fieldsForLabel(label: string): LabelFields {
   const match = matchLabel(label);
   if (!match?.exact) return [];
-  return match.fields.filter((f): f is { field: CanonicalField; kind: ValueKind } => (CANONICAL_FIELDS as readonly string[]).includes(f.field));
+  return match.fields.filter((f): f is { field: CanonicalField; kind: ValueKind } => isCanonicalField(f.field));
 }
 
 /** Whether a word of the text, of four letters or more, is a word of some label ("PREPAY CHIT NUMBER": "number"); short ones ("de", "no") say too little. */

@@ -1,16 +1,12 @@
-import { CANONICAL_FIELDS } from './labels.js';
+import { isCanonicalField } from './labels.js';
+import { foldPhrase } from './lexicon.js';
 import type { FoundField, PageText } from './types.js';
 
 /** The document as its second reading has it: each reread page's other lines in place of its own. */
 export const secondReadingOf = (pages: PageText[]): PageText[] => pages.map(({ reread, ...page }) => (reread ? { ...page, lines: reread } : page));
 
-/** A value as both readings are compared on: letters and digits only, without case or accents. */
-const folded = (value: string) =>
-  value
-    .normalize('NFD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, '');
+/** A value as both readings are compared on: folded as lexicon phrases are, without the spaces. */
+const folded = (value: string) => foldPhrase(value).replace(/ /g, '');
 
 /**
  * Two readings that agree halve the doubt; where they differ, a field keeps 0.7 of its confidence.
@@ -34,7 +30,7 @@ const SURER = 10;
 const secondIsBetter = (first: FoundField, second: FoundField) =>
   second.confidence > first.confidence + SURER || (first.field === 'vendor_address' && folded(second.value).length > folded(first.value).length);
 
-const isCanonical = (f: FoundField) => (CANONICAL_FIELDS as readonly string[]).includes(f.field);
+const isCanonical = (f: FoundField) => isCanonicalField(f.field);
 
 /**
  * The first reading's fields weighed against the second's (./second-reading.ts): a canonical
