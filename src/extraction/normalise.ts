@@ -54,37 +54,29 @@ export interface ParsedDate {
  * A part above 12 settles the order for that date regardless.
  */
 export function parseDate(text: string, order: DateOrder = 'day-first'): ParsedDate | null {
+  const found: (ParsedDate & { at: number })[] = [];
+  const add = (m: RegExpExecArray | null, value: string | null, ambiguous = false) => {
+    if (m && value) found.push({ value, matched: m[0], ambiguous, at: m.index });
+  };
   let m = NUMERIC_YMD.exec(text);
-  if (m) {
-    const value = iso(+m[1]!, +m[2]!, +m[3]!);
-    if (value) return { value, matched: m[0], ambiguous: false };
-  }
+  add(m, m && iso(+m[1]!, +m[2]!, +m[3]!));
   m = DAY_MONTH_YEAR.exec(text);
-  if (m) {
-    const value = iso(+m[3]!, MONTHS[m[2]!.toLowerCase()]!, +m[1]!);
-    if (value) return { value, matched: m[0], ambiguous: false };
-  }
+  add(m, m && iso(+m[3]!, MONTHS[m[2]!.toLowerCase()]!, +m[1]!));
   m = MONTH_DAY_YEAR.exec(text);
-  if (m) {
-    const value = iso(+m[3]!, MONTHS[m[1]!.toLowerCase()]!, +m[2]!);
-    if (value) return { value, matched: m[0], ambiguous: false };
-  }
+  add(m, m && iso(+m[3]!, MONTHS[m[1]!.toLowerCase()]!, +m[2]!));
   m = NUMERIC_DOTTED.exec(text);
-  if (m) {
-    const value = iso(+m[3]!, +m[2]!, +m[1]!);
-    if (value) return { value, matched: m[0], ambiguous: false };
-  }
+  add(m, m && iso(+m[3]!, +m[2]!, +m[1]!));
   m = NUMERIC_SLASHED.exec(text) ?? SPACED_SLASHED.exec(text);
   if (m) {
     const a = +m[1]!;
     const b = +m[2]!;
     const year = +m[3]!;
-    const ambiguous = a <= 12 && b <= 12 && a !== b;
     const monthFirst = a > 12 ? false : b > 12 ? true : order === 'month-first';
-    const value = monthFirst ? iso(year, a, b) : iso(year, b, a);
-    if (value) return { value, matched: m[0], ambiguous };
+    add(m, monthFirst ? iso(year, a, b) : iso(year, b, a), a <= 12 && b <= 12 && a !== b);
   }
-  return null;
+  // The leftmost: a till's "07/04/2018 18.10.59" is a date and a time, not two dates.
+  const first = found.reduce<(typeof found)[number] | null>((best, d) => (best === null || d.at < best.at ? d : best), null);
+  return first && { value: first.value, matched: first.matched, ambiguous: first.ambiguous };
 }
 
 /**

@@ -32,6 +32,11 @@ describe('parseDate', () => {
     expect(parseDate('05/13/2026', 'day-first')?.value).toBe('2026-05-13');
   });
 
+  it('reads the leftmost date, so that a till’s time of day after it is no second date', () => {
+    expect(parseDate('07/04/2018 ~ 18.10.59')).toEqual({ value: '2018-04-07', matched: '07/04/2018', ambiguous: true });
+    expect(parseDate('18.10.59 07/04/2018')?.value).toBe('2059-10-18');
+  });
+
   it('refuses impossible dates', () => {
     expect(parseDate('31.02.2026')).toBeNull();
     expect(parseDate('2026-13-01')).toBeNull();
