@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { hasLegalForm, withoutLegalForm } from './legal-forms.js';
 import { foldPhrase, loadLexicon, lexiconDir, type PhraseMatch } from './lexicon.js';
 import { withoutCurrencyCodes } from './normalise.js';
 /** The canonical invoice and receipt fields and the label phrases (in several languages) that introduce them. */
@@ -172,7 +173,9 @@ export function matchLabel(label: string): LabelMatch | null {
   let match: LabelMatch | null = null;
   if (found) {
     const fields = found.fields.map((field) => ({ field: field as LabelledField, kind: KINDS[field as LabelledField] ?? 'none' }));
-    const loose = !found.exact && (fields.some((f) => !LOOSE_KINDS.has(f.kind)) || normaliseLabel(label).split(' ').length > LOOSE_MAX_WORDS || /\d/.test(normaliseLabel(label)));
+    // "Zeal Cash & Carry Sdn. Bhd." holds the phrase "cash" but is a company's name, not a label; "Total Inc." is a label.
+    const company = hasLegalForm(label) && !matchLabel(withoutLegalForm(label))?.exact;
+    const loose = !found.exact && (fields.some((f) => !LOOSE_KINDS.has(f.kind)) || normaliseLabel(label).split(' ').length > LOOSE_MAX_WORDS || /\d/.test(normaliseLabel(label)) || company);
     if (!loose || found.exact) match = { fields: beforeTax(label, fields), exact: found.exact, entry: found.entry, coverage: found.coverage };
   }
   if (known.size >= KNOWN_MAX) known.clear();

@@ -1,5 +1,6 @@
 import { fieldsForLabel, isKnownLabel, startsWithTitle, withoutTrailingTitle } from './labels.js';
 import { sameRow, union } from './layout.js';
+import { hasLegalForm, isLegalFormOnly, NAMED_COMPANY, withoutLegalForm } from './legal-forms.js';
 import { parseDate } from './normalise.js';
 import { EMAIL, isAddressOrContact } from './patterns.js';
 import type { Located } from './finders/types.js';
@@ -10,13 +11,6 @@ export interface Vendor {
   address: FoundField | null;
 }
 
-/** Legal forms of companies in several languages and spellings: a company's full name ends with one. */
-const LEGAL_FORM = String.raw`(?:GmbH|mbH|AG|KGaA|KG|OHG|UG|GbR|e\.K\.|e\.V\.|eG|SE|Ltd|LTD|Limited|LIMITED|Private Limited|Pvt|PVT|Pte|Pty|Inc|INC|Incorporated|LLC|LLP|LP|PLC|plc|Corp|CORP|Corporation|Co|CO|Company|SA|S\.A\.|SAS|S\.A\.S\.|SASU|SARL|Sarl|EURL|SNC|SL|S\.L\.|SRL|Srl|S\.r\.l\.|SpA|S\.p\.A\.|BV|B\.V\.|NV|N\.V\.|VOF|AB|AS|A\/S|ApS|Oy|Oyj|[Ss]p\. z o\.o\.|spółka akcyjna|s\.r\.o\.|a\.s\.|d\.o\.o\.|Kft|Zrt|Sdn Bhd|Bhd)\.?`;
-const FORMS = String.raw`${LEGAL_FORM}(?:,?\s*(?:&\s*)?${LEGAL_FORM})*(?![\p{L}\p{N}])`;
-/** A name, then its legal form or a chain of them ("GmbH & Co. KG", "Pvt. Ltd."). */
-const NAMED_COMPANY = new RegExp(String.raw`^(\S.*?),?\s+(${FORMS})`, 'u');
-const TRAILING_FORMS = new RegExp(String.raw`,?\s+${FORMS}\s*$`, 'u');
-const FORMS_ONLY = new RegExp(String.raw`^${FORMS}\s*$`, 'u');
 /** A bank named in the payment details has a legal form too, but it is not the vendor. */
 const BANK = /\b(?:bank|banque|banco|banca|sparkasse|volksbank|raiffeisen)/i;
 /** Whoever receives the payment is, on an invoice, the vendor. */
@@ -63,8 +57,7 @@ interface Domain {
 
 /** The name without its legal form, case or punctuation: "Amazon Web Services, Inc." and "AMAZON WEB SERVICES" share it. */
 export function keyOf(name: string): string {
-  return name
-    .replace(TRAILING_FORMS, '')
+  return withoutLegalForm(name)
     .normalize('NFD')
     .replace(/\p{M}/gu, '')
     .toLowerCase()
@@ -76,15 +69,6 @@ export function keyOf(name: string): string {
 export function sameCompany(a: string, b: string): boolean {
   const [ka, kb] = [keyOf(a), keyOf(b)];
   return ka === kb || ka.startsWith(`${kb} `) || kb.startsWith(`${ka} `);
-}
-
-/** "GmbH" or "Sdn. Bhd." alone: the end of a company's name, not a name. */
-export function isLegalFormOnly(text: string): boolean {
-  return FORMS_ONLY.test(text.trim());
-}
-
-export function hasLegalForm(name: string): boolean {
-  return TRAILING_FORMS.test(name);
 }
 
 export function readsLikeName(text: string): boolean {

@@ -136,6 +136,12 @@ describe('labelledValues', () => {
     expect(candidates.filter((c) => c.field === 'card_number').map((c) => c.value)).toEqual(['14', '4417']);
   });
 
+  it('reads a company named after a label word ("Cash & Carry Sdn. Bhd.") as no label, but a label ending in an abbreviation ("Total Inc.") still as one', () => {
+    const candidates = run(labelledValues, layoutDocument(sheet([['Zeal Cash & Carry Sdn. Bhd.', '17920'], ['Total Inc.', '50.45']])));
+    expect(candidates.filter((c) => c.field === 'amount_tendered')).toEqual([]);
+    expect(candidates.filter((c) => c.field === 'total_amount').map((c) => c.value)).toEqual(['50.45']);
+  });
+
   it('never takes a name under a label that only contains a party phrase, and marks down tax details in the customer’s block', () => {
     expect(only(run(labelledValues, layoutDocument(sheet(['Verkäufer und Hersteller:', 'Lieferant GmbH']))), 'vendor_name')).toEqual([]);
     const doc = layoutDocument(sheet(['Käufer:', 'Kunden AG Mitte', 'USt-IdNr.: DE999999999', '', '', 'USt-IdNr.: DE123456789']));

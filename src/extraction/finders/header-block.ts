@@ -6,7 +6,8 @@ import { union } from '../layout.js';
 import { parseDate } from '../normalise.js';
 import { isAddressOrContact } from '../patterns.js';
 import type { Line } from '../types.js';
-import { COLUMN_HEADING, hasLegalForm, isLegalFormOnly, readsLikeName } from '../vendor.js';
+import { hasLegalForm, isLegalFormOnly } from '../legal-forms.js';
+import { COLUMN_HEADING, readsLikeName } from '../vendor.js';
 import { meanConfidence } from './words.js';
 import type { Candidate, Finder } from './types.js';
 

@@ -1,7 +1,7 @@
 import { isKnownLabel, type ValueKind } from '../labels.js';
 import { currencyOf, type DateOrder, ibanValid, parseAmount, parseDate } from '../normalise.js';
 import { EMAIL, PHONE } from '../patterns.js';
-import { isLegalFormOnly } from '../vendor.js';
+import { isLegalFormOnly } from '../legal-forms.js';
 import { MONEY } from './amounts.js';
 
 export interface ReadValue {
