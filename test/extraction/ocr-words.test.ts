@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { splitAtSpaces, type PixelWord } from '../../src/extraction/ocr-words.js';
+import type Tesseract from 'tesseract.js';
+import { splitAtSpaces, toWords, type PixelWord } from '../../src/extraction/ocr-words.js';
 
 /** A word of fixed-pitch glyphs 20 pixels wide and 30 tall, from `x`, with `gaps[i]` extra pixels before glyph i. */
 function word(text: string, x: number, gaps: Record<number, number> = {}, narrow = ''): PixelWord {
@@ -43,5 +44,17 @@ describe('splitAtSpaces', () => {
   it('leaves a word alone whose symbols do not spell it', () => {
     const odd = { ...word('$ 42', 0, { 1: 40 }), text: '$42' };
     expect(texts([odd])).toEqual(['$42']);
+  });
+});
+
+describe('toWords', () => {
+  const image = { width: 1000, height: 1000, pgm: Buffer.alloc(0) };
+  const page = (words: [string, number][]) =>
+    ({ blocks: [{ paragraphs: [{ lines: [{ words: words.map(([text, confidence], i) => ({ ...word(text, i * 200), confidence })) }] }] }] }) as unknown as Tesseract.Page;
+
+  it('keeps a word of letters tesseract doubts, and drops doubtful figures and marks', () => {
+    const words = toWords(page([['Broadviaw', 0], ['Marketing', 92], ['5.030', 12], ['~', 17], ['Sdn', 94]]), image);
+    expect(words.map((w) => w.text)).toEqual(['Broadviaw', 'Marketing', 'Sdn']);
+    expect(words[0]).toMatchObject({ confidence: 0, bbox: { x: 0, y: 0.1 }, ocrLine: 1 });
   });
 });
