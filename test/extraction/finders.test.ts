@@ -392,6 +392,15 @@ describe('headerBlock', () => {
     expect(run(headerBlock, heading)[1]!.value).toBe('Lot 1626, Mukim Kampung Laut 16200 Palekbang, Kelantan');
     const state = layoutDocument(tillRoll(['PETRON TUMPAT SDN BHD', 'Lot 1626, Mukim Kampung Laut', '16200 Palekbang', 'KELANTAN', ['TOTAL', '9.90']]));
     expect(run(headerBlock, state)[1]!.value).toBe('Lot 1626, Mukim Kampung Laut 16200 Palekbang KELANTAN');
+    // "TEL FAX" without its numbers is the letterhead's contact line, not the state after the postcode.
+    const contact = layoutDocument(tillRoll(['ARTRANGE STATIONERS & PRINT SDN BHD', '44 JALAN SS21/58 DAMANSARA UTAMA', '47400 PETALING JAYA', 'TEL FAX', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, contact)[1]!.value).toBe('44 JALAN SS21/58 DAMANSARA UTAMA 47400 PETALING JAYA');
+    // A stain read as letters and marks ends an address that has no postcode line to end it.
+    const stained = layoutDocument(tillRoll(['PERNIAGAAN RIANG RIA SDN BHD', 'NO7,JLN UERO,SHAH ALAM.', 'ey et oe —_——', '27" T.5 BASIN', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, stained)[1]!.value).toBe('NO7,JLN UERO,SHAH ALAM.');
+    // A title after a speck OCR read before it still ends the header.
+    const titleSpecked = layoutDocument(tillRoll(['PERNIAGAAN RIANG RIA', '® TAX INVOICE', 'NO7,JLN UERO,SHAH ALAM.', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, titleSpecked).map((c) => c.value)).toEqual(['PERNIAGAAN RIANG RIA']);
     // A lot number is no postcode, and a remark in brackets no address line, whatever their figures.
     const lot = layoutDocument(tillRoll(['THE STORE (MALAYSIA) SDN BHD', 'WWW.TSTORE.COM.MY', 'LOT 34817 JALAN BATU AMBAR', 'TAMAN KOK LIAN', '51200 KUALA LUMPUR', 'GST REG NO: 000123456789', ['TOTAL', '9.90']]));
     expect(run(headerBlock, lot)[1]!.value).toBe('LOT 34817 JALAN BATU AMBAR TAMAN KOK LIAN 51200 KUALA LUMPUR');

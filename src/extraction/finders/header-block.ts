@@ -74,6 +74,9 @@ export function isAddressLine(text: string): boolean {
   return isStreetLine(text) || ((POSTCODE.test(text) || UK_POSTCODE.test(text)) && /\p{L}{3,}/u.test(text));
 }
 
+/** A row of marks and letters standing alone ("ey et oe —_——", "= = ="): a logo, a rule or a stain read as text, which ends an address. */
+const specks = (text: string) => !/\p{L}{3}|\d/u.test(text);
+
 /** A trade word in a short row ("RESTAURANT SIN DU", "ABC HO TRADING"); in a long one it is prose or a heading. */
 function business(text: string): boolean {
   return foldPhrase(text).split(' ').length <= 6 && has(text, BUSINESS);
@@ -95,7 +98,7 @@ function kindOf(text: string, lines: Line[]): Kind {
   const labels = lines.flatMap((l) => matchLabel(l.text.replace(/\s*[:：]\s*$/, ''))?.fields ?? []);
   const letterhead = (matchLabel(trimmed.replace(/\s*[:：].*$/, ''))?.fields ?? labels).every((f) => LETTERHEAD_FIELDS.has(f.field));
   if (lines.length > 1 && labels.length && !letterhead) return 'end';
-  if (startsWithTitle(trimmed) || parseDate(trimmed) || COLUMN_HEADING.test(trimmed.split(/\s+/).slice(0, 3).join(' '))) return 'end';
+  if (startsWithTitle(trimmed.replace(/^[^\p{L}\p{N}]+/u, '')) || parseDate(trimmed) || COLUMN_HEADING.test(trimmed.split(/\s+/).slice(0, 3).join(' '))) return 'end';
   // "GST ID: 0012", "TEL: 07-35": letterheads carry labelled details; they stop an address, not the header.
   if (isKnownLabel(trimmed.replace(/\s*[:：].*$/, ''))) return 'contact';
   if (REGISTRATION_NUMBER.test(trimmed.replace(/\s+/g, ' ')) || has(trimmed, REGISTRATION)) return 'registration';
@@ -213,7 +216,7 @@ export const headerBlock: Finder = (ctx) => {
     const block: Row[] = [];
     let afterPostcode = -1;
     for (const row of rows.slice(from)) {
-      if (row.kind === 'contact' || row.kind === 'registration' || block.length >= 5) break;
+      if (row.kind === 'contact' || row.kind === 'registration' || block.length >= 5 || specks(row.text)) break;
       if (afterPostcode >= 0 && (afterPostcode >= AFTER_POSTCODE || /\d/.test(row.text) || row.text.trim().split(/\s+/).length > 3 || hasLabelWord(row.text))) break;
       block.push(row);
       if (afterPostcode >= 0) afterPostcode += 1;
