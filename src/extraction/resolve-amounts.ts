@@ -125,6 +125,8 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
     }
   }
   const paidAmounts = hypotheses.filter((h) => h.fromPayment).map((h) => h.amount);
+  // What was paid, tendered less a change given, where an amount printed on the page says the same.
+  const paidPrinted = tendered.flatMap((p) => changes.filter((c) => c.amount! > 0).map((c) => Math.round((p.amount! - c.amount!) * 100) / 100)).filter((amount) => amount > 0 && unlabelled.some((a) => agree(a.amount!, amount)));
   for (const h of hypotheses) {
     const sum = bases.flatMap((s) => taxes.flatMap((x) => adjustments.map((r) => [s, x, r] as const))).find(([s, x, r]) => s !== h.candidate && s.amount! > 0 && s.amount! <= h.amount && agree(s.amount! + x.amount! + r.amount, h.amount));
     if (sum) {
@@ -142,6 +144,12 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
       // A total and a payment that disagree but for the first figures: the payment, read whole, outweighs even an exact label.
       h.support -= 2 * CONFIRMS;
       h.notes.push(`the end of ${money(whole)} paid`);
+    }
+    // "TOTAL 11.00" over "CASH 101.00, CHANGE 30.00" and 71.00 printed elsewhere: OCR misread one figure of the label's amount.
+    const misread = h.fromPayment || h.candidate.field === 'amount' ? undefined : paidPrinted.find((amount) => oneFigureApart(money(amount), h.candidate.value));
+    if (misread !== undefined) {
+      h.support -= 2 * CONFIRMS;
+      h.notes.push(`one figure off the ${money(misread)} paid`);
     }
     if (paid && !h.fromPayment) {
       h.support += CONFIRMS;

@@ -195,6 +195,14 @@ describe('receipts', () => {
     expect(noChange.get('total_amount')!.value).toBe('12.00');
   });
 
+  it('takes what was paid, printed on the receipt too, over a labelled total one figure off it', () => {
+    const found = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['1 Item (Inclusive of GST)', '71.00'], ['TOTAL', '11.00'], ['Cash Received', '101.00'], ['Change', '30.00'], 'THANK YOU']));
+    expect(found.get('total_amount')).toMatchObject({ value: '71.00', explanation: expect.stringContaining('equals 101.00 tendered minus 30.00 change') });
+    // Without the paid amount printed elsewhere, the label's amount stands: the misread may be the cash's.
+    const unprinted = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['TOTAL', '11.00'], ['Cash Received', '101.00'], ['Change', '30.00'], 'THANK YOU']));
+    expect(unprinted.get('total_amount')!.value).toBe('11.00');
+  });
+
   it('without a total label, takes cash tendered minus change, at a lower confidence than a labelled total', () => {
     const found = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['CASH', '50.00'], ['CHANGE', '7.60'], 'THANK YOU']));
     const total = found.get('total_amount')!;
