@@ -6,8 +6,8 @@ const CONFIRMS = 0.35;
 
 const money = (n: number) => n.toFixed(2);
 
-/** Two amounts as printed that differ in one figure only. */
-function oneFigureApart(a: string, b: string): boolean {
+/** Two amounts or dates as printed that differ in one figure only. */
+export function oneFigureApart(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   let apart = 0;
   for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) apart += /\d/.test(a[i]!) && /\d/.test(b[i]!) ? 1 : 2;

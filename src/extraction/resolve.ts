@@ -1,7 +1,7 @@
 import { CANONICAL_FIELDS } from './labels.js';
 import { currencyOf } from './normalise.js';
 import type { Candidate, FinderContext } from './finders/types.js';
-import { resolveAmounts, type Chosen, type ItemAmounts } from './resolve-amounts.js';
+import { oneFigureApart, resolveAmounts, type Chosen, type ItemAmounts } from './resolve-amounts.js';
 import type { FoundField } from './types.js';
 import { keyOf, sameCompany } from './vendor.js';
 
@@ -68,6 +68,7 @@ export function resolve(candidates: Candidate[], ctx: FinderContext, items: Item
       const due = ranked(of('due_date'))[0]?.candidate.value;
       options = options.filter((o) => o.candidate.value !== due || o.candidate.explanation.startsWith('label'));
     }
+    if (field === 'invoice_date') options = surerReadingFirst(options, ctx);
     if (field === 'vendor_name') {
       const customer = chosen.get('customer_name');
       if (customer) options = options.filter((o) => keyOf(o.candidate.value) !== keyOf(customer.candidate.value));
@@ -86,6 +87,22 @@ export function resolve(candidates: Candidate[], ctx: FinderContext, items: Item
     const c = chosen.get(field);
     return c ? [toField(c, field)] : [];
   });
+}
+
+/** OCR confidence a date's reading must have above another's to be taken for the same date misread. */
+const SURER_DATE = 20;
+
+/**
+ * "Date 18/03/2017" read at 47 and "Print Date 13/03/2017" at 81 on one scanned receipt: two dates
+ * one figure apart are one date, one of them misread, and the surer reading is taken.
+ */
+function surerReadingFirst(options: Chosen[], ctx: FinderContext): Chosen[] {
+  const [top] = options;
+  if (!top || top.candidate.page === undefined || !ctx.ocr(top.candidate.page)) return options;
+  const surer = options.find((o) => oneFigureApart(o.candidate.value, top.candidate.value) && o.candidate.textConfidence > top.candidate.textConfidence + SURER_DATE);
+  if (!surer) return options;
+  const note = `read more surely than ${top.candidate.value}, one figure apart (${top.candidate.explanation.split(';')[0]})`;
+  return [{ ...surer, support: Math.max(surer.support, top.candidate.score + top.support - surer.candidate.score), notes: [...surer.notes, note] }, ...options.filter((o) => o !== surer)];
 }
 
 /** The currency labelled as such, else the one written with the total (or another amount), else the one the document names most often. */

@@ -203,6 +203,19 @@ describe('receipts', () => {
     expect(unprinted.get('total_amount')!.value).toBe('11.00');
   });
 
+  it('takes the surer of two dates one figure apart on a scanned receipt, as one date misread', () => {
+    const scanned = (doubtful: number) => {
+      const doc = layoutDocument(tillRoll(['KEDAI MAJU SDN BHD', ['Date', '18/03/2017 03:00:42PM'], ['TOTAL', '9.90'], ['Print Date', '13/03/2017 03:00:44PM'], 'THANK YOU']), 'ocr');
+      for (const line of doc.pages[0]!.lines.filter((l) => l.text.startsWith('18/03'))) {
+        line.confidence = doubtful;
+        for (const word of line.words) word.confidence = doubtful;
+      }
+      return new Map(extractFields(doc).map((f) => [f.field, f]));
+    };
+    expect(scanned(47).get('invoice_date')).toMatchObject({ value: '2017-03-13', explanation: expect.stringContaining('read more surely than 2017-03-18, one figure apart') });
+    expect(scanned(80).get('invoice_date')!.value).toBe('2017-03-18');
+  });
+
   it('without a total label, takes cash tendered minus change, at a lower confidence than a labelled total', () => {
     const found = fields(tillRoll(['KEDAI MAJU SDN BHD', '15/03/2018 14:25', ['CASH', '50.00'], ['CHANGE', '7.60'], 'THANK YOU']));
     const total = found.get('total_amount')!;
