@@ -558,7 +558,10 @@ export interface components {
             /** @description Page number, from 1. */
             number: number;
             /**
-             * @description Whether the text came from the PDF's text layer or from OCR.
+             * @description Whether the text came from the PDF's text layer or from OCR. A `text_layer` page
+             *     also holds the lines OCR read in its pictures where the text layer has no text (a
+             *     letterhead or a footer with the company's details set as an image); their
+             *     `confidence` is OCR's, under 100.
              * @enum {string}
              */
             source: "text_layer" | "ocr";
@@ -582,7 +585,7 @@ export interface components {
             /** @example Invoice No.: INV-2026-001 */
             text: string;
             bbox: components["schemas"]["BoundingBox"];
-            /** @description Mean confidence of the line's words; 100 for text from a text layer. */
+            /** @description Mean confidence of the line's words; 100 for text from a text layer, OCR's for a line read in a picture. */
             confidence: number;
         };
         /**

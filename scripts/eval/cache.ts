@@ -5,7 +5,7 @@ import type { DocumentText } from '../../src/extraction/types.js';
 
 /** The code and data OCR and layout depend on: a change to any of them makes every cached document stale. */
 const OCR_INPUTS = [
-  ...['image', 'orientation', 'ocr-pool', 'ocr-words', 'ocr-languages', 'page-language', 'second-reading', 'layout', 'pdf', 'pdf-page-image', 'pdfjs', 'input', 'pipeline'].map((name) => `src/extraction/${name}.ts`),
+  ...['image', 'orientation', 'ocr-pool', 'ocr-words', 'ocr-languages', 'page-language', 'second-reading', 'layout', 'pdf', 'pdf-page-image', 'pdf-pictures', 'pdfjs', 'input', 'pipeline'].map((name) => `src/extraction/${name}.ts`),
   'package-lock.json',
 ];
 

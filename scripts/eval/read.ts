@@ -52,7 +52,7 @@ export function createReader(cache: OcrCache): Reader {
     if (hit) return hit;
     try {
       const document = await make();
-      if (document.pages.some((p) => p.source === 'ocr')) cache.put(bytes, variant, document);
+      if (document.pages.some((p) => p.source === 'ocr' || p.pictures)) cache.put(bytes, variant, document);
       return document;
     } catch (err) {
       console.log(`${name}: not read (${(err as Error).message})`);

@@ -2,10 +2,10 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { DocumentError } from '../errors.js';
 import { createWorkerPool, WorkerStopped, type Job } from '../workers/pool.js';
-import type { ImageRequest, OpenRequest, PageLines, PdfFields } from './document-worker.js';
+import type { AreaRequest, ImageRequest, OpenRequest, PageLines, PdfFields } from './document-worker.js';
 import { PDFJS_MODULES } from './pdfjs.js';
 import { packDocument, unpackLines } from './packed-lines.js';
-import type { DocumentText, FoundField, GrayImage, Line, PageSize, PageText } from './types.js';
+import type { Box, DocumentText, FoundField, GrayImage, Line, PageSize, PageText } from './types.js';
 
 export type DocumentPoolConfig = Pick<
   Config,
@@ -16,15 +16,18 @@ export type DocumentPoolConfig = Pick<
 export interface OpenPdf {
   pageCount: number;
   /** The page's text layer in lines (null when it has too little text to trust) and its size. */
-  lines(pageNumber: number): Promise<{ lines: Line[] | null; size: PageSize }>;
+  lines(pageNumber: number): Promise<{ lines: Line[] | null; size: PageSize; pictures: Box[] }>;
   /** The page rendered for OCR at 300 dpi, or less when that would exceed the pixel limit. */
   render(pageNumber: number): Promise<GrayImage>;
+  /** The part `area` (fractions of the page) of a page, rendered for OCR as `render` does. */
+  renderArea(pageNumber: number, area: Box): Promise<GrayImage>;
   /**
    * The fields of the document read: found in the worker from the text layers it read, so that
-   * the document need not be sent back; only the pages OCR read are. A PDF carrying an invoice
-   * XML (Factur-X, ZUGFeRD, XRechnung) is answered from it, checked against the pages.
+   * the document need not be sent back; only the pages read here are (by OCR, or a text layer with
+   * its pictures' words), and they stand for the worker's. A PDF carrying an invoice XML
+   * (Factur-X, ZUGFeRD, XRechnung) is answered from it, checked against the pages.
    */
-  fields(ocrPages: PageText[]): Promise<PdfFields>;
+  fields(readPages: PageText[]): Promise<PdfFields>;
   close(): Promise<void>;
 }
 
@@ -129,10 +132,11 @@ export function createDocumentPool(config: DocumentPoolConfig, logger?: Logger):
         pageCount,
         async lines(pageNumber) {
           const page = await call<PageLines>('lines', pageNumber);
-          return { lines: page.lines && unpackLines(page.lines), size: page.size };
+          return { lines: page.lines && unpackLines(page.lines), size: page.size, pictures: page.pictures };
         },
         render: async (pageNumber) => incoming(await call<GrayImage>('render', pageNumber)),
-        fields: (ocrPages) => call<PdfFields>('pdfFields', packDocument({ pages: ocrPages })),
+        renderArea: async (pageNumber, area) => incoming(await call<GrayImage>('renderArea', { pageNumber, area } satisfies AreaRequest)),
+        fields: (readPages) => call<PdfFields>('pdfFields', packDocument({ pages: readPages })),
         async close() {
           await call('close', null).catch(() => undefined);
           job.release();

@@ -9,12 +9,20 @@ import { openPdf, type PdfDocument, type PdfLimits } from './pdf.js';
 import { packLines, unpackDocument, type PackedDocument, type PackedLines } from './packed-lines.js';
 import { checkStreams, type StreamLimits } from './pdf-streams.js';
 import { loadPdfJs } from './pdfjs.js';
-import type { FoundField, GrayImage, Line, PageSize, PageText } from './types.js';
+import type { Box, FoundField, GrayImage, Line, PageSize, PageText } from './types.js';
 
 /** A page's text layer as sent to the main thread, and the page's size. */
 export interface PageLines {
   lines: PackedLines | null;
   size: PageSize;
+  /** Where a text-layer page paints pictures that may hold text of their own (./pdf-pictures.ts). */
+  pictures: Box[];
+}
+
+/** A part of a page to render for OCR. */
+export interface AreaRequest {
+  pageNumber: number;
+  area: Box;
 }
 
 /** What the main thread sends to have an uploaded image prepared for OCR in this worker. */
@@ -84,23 +92,26 @@ serve({
   async lines(pageNumber: number) {
     const size = await current().size(pageNumber);
     const words = await current().words(pageNumber);
-    if (!words) return { lines: null, size };
+    if (!words) return { lines: null, size, pictures: [] };
     const lines = wordsToLines(words);
     textLayers.set(pageNumber, lines);
     const packed = packLines(lines);
-    return new Transfer<PageLines>({ lines: packed, size }, [packed.numbers.buffer as ArrayBuffer]);
+    // A letterhead's or footer's picture repeats on later pages: the first page's are read, once.
+    const pictures = pageNumber === 1 ? await current().pictures(pageNumber, words) : [];
+    return new Transfer<PageLines>({ lines: packed, size, pictures }, [packed.numbers.buffer as ArrayBuffer]);
   },
   /**
-   * The open PDF's fields: its text layers as read here, and the pages OCR read instead; answered
-   * from its invoice attachment when it carries one that can be read.
+   * The open PDF's fields: its text layers as read here, and the pages the main thread read (by
+   * OCR instead, or a text layer with its pictures' words added); answered from its invoice
+   * attachment when it carries one that can be read.
    */
-  async pdfFields(ocrPages: PackedDocument): Promise<PdfFields> {
-    const ocr = new Map(unpackDocument(ocrPages).pages.map((p) => [p.number, p]));
+  async pdfFields(readPages: PackedDocument): Promise<PdfFields> {
+    const read = new Map(unpackDocument(readPages).pages.map((p) => [p.number, p]));
     const pages: PageText[] = [];
     for (let n = 1; n <= current().pageCount; n += 1) {
       const lines = textLayers.get(n);
-      if (lines) pages.push({ number: n, source: 'text_layer', lines });
-      else if (ocr.has(n)) pages.push(ocr.get(n)!);
+      if (read.has(n)) pages.push(read.get(n)!);
+      else if (lines) pages.push({ number: n, source: 'text_layer', lines });
     }
     const generic = extractFields({ pages });
     const reading = readEInvoice(await current().attachments(), maxInvoiceXmlBytes);
@@ -113,6 +124,9 @@ serve({
     // Once the image has gone: the page is at OCR for a second or more, time enough to collect.
     setImmediate(collectGarbage);
     return moved(image);
+  },
+  async renderArea({ pageNumber, area }: AreaRequest) {
+    return moved(await current().renderArea(pageNumber, area));
   },
   /** An uploaded JPEG, PNG or WebP, grayscale, scaled, levelled and its rules erased (./image.ts). */
   async prepareImage({ bytes, limits }: ImageRequest) {

@@ -103,6 +103,25 @@ function graphicsState(objects: Objects, state: PdfValue | undefined): [string, 
 const name = (value: PdfValue | undefined) => (value instanceof PdfName ? value.name : null);
 
 /**
+ * The pixel sizes of the images in the page's resources, read from the file's bytes, so that a
+ * page without a picture worth reading need not have pdf.js decode its images; images inside a
+ * form are not looked for. Null when the page cannot be read here, for pdf.js to tell.
+ */
+export function imageSizes(objects: Objects, pageRef: PdfRef): { width: number; height: number }[] | null {
+  const page = objects.resolve(pageRef);
+  if (!(page instanceof Map)) return null;
+  const resources = inherited(objects, page, 'Resources');
+  const xObjects = resources instanceof Map ? objects.resolve(resources.get('XObject')) : undefined;
+  if (!(xObjects instanceof Map)) return [];
+  return [...xObjects.values()].flatMap((ref) => {
+    const image = objects.resolve(ref);
+    if (!(image instanceof Map) || name(objects.resolve(image.get('Subtype'))) !== 'Image') return [];
+    const [width, height] = [objects.resolve(either(image, 'W', 'Width')), objects.resolve(either(image, 'H', 'Height'))];
+    return typeof width === 'number' && typeof height === 'number' ? [{ width, height }] : [];
+  });
+}
+
+/**
  * What the page `pageRef` draws, read from the file's own bytes without pdf.js, in the shape of
  * pdf.js's operator list for the operators a scanned page uses (save, restore, transform, an
  * image, a graphics state, marked content); every other operator is given as one pdf.js never

@@ -1,12 +1,11 @@
 import { preparePixels, type Placement, type RawPixels } from './image.js';
 import { streamPicture } from './pdf-image-stream.js';
+import { walkOperators, type Matrix } from './pdf-operators.js';
 import type { Objects } from './pdf-objects.js';
 import { pageOperators } from './pdf-page-content.js';
 import { PdfRef } from './pdf-syntax.js';
 import type { PdfJs, PdfJsPage } from './pdfjs.js';
 import type { GrayImage } from './types.js';
-
-type Matrix = [number, number, number, number, number, number];
 
 /** pdf.js's decoded image, as its renderer receives it. */
 interface DecodedImage {
@@ -34,42 +33,29 @@ function neutralState(entries: [string, unknown][]): boolean {
 }
 
 /** The one picture the page paints and where (its matrix from the unit square to the page), or null when the page draws anything else. */
-function onlyPicture({ OPS, Util }: PdfJs, fnArray: number[], argsArray: unknown[][]): { objId: string; width: number; height: number; matrix: Matrix } | null {
-  let ctm: Matrix = [1, 0, 0, 1, 0, 0];
-  const saved: Matrix[] = [];
+function onlyPicture(pdfjs: PdfJs, fnArray: number[], argsArray: unknown[][]): { objId: string; width: number; height: number; matrix: Matrix } | null {
+  const { OPS } = pdfjs;
   let picture: { objId: string; width: number; height: number; matrix: Matrix } | null = null;
-  for (let i = 0; i < fnArray.length; i += 1) {
-    const args = argsArray[i]!;
-    switch (fnArray[i]) {
-      case OPS.save:
-        saved.push(ctm);
-        break;
-      case OPS.restore:
-        ctm = saved.pop() ?? ctm;
-        break;
-      case OPS.transform:
-        ctm = Util.transform(ctm, args as number[]) as Matrix;
-        break;
+  const alone = walkOperators(pdfjs, fnArray, argsArray, (fn, args, ctm) => {
+    switch (fn) {
       case OPS.paintImageXObject:
-        if (picture) return null;
+        if (picture) return false;
         picture = { objId: args[0] as string, width: args[1] as number, height: args[2] as number, matrix: ctm };
-        break;
+        return true;
       case OPS.setGState:
-        if (!neutralState(args[0] as [string, unknown][])) return null;
-        break;
+        return neutralState(args[0] as [string, unknown][]);
       case OPS.beginMarkedContentProps:
         // Optional content may hide what it marks.
-        if (args[0] === 'OC') return null;
-        break;
+        return args[0] !== 'OC';
       case OPS.dependency:
       case OPS.beginMarkedContent:
       case OPS.endMarkedContent:
-        break;
+        return true;
       default:
-        return null;
+        return false;
     }
-  }
-  return picture;
+  });
+  return alone ? picture : null;
 }
 
 /**

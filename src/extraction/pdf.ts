@@ -1,10 +1,13 @@
 import { DocumentError } from '../errors.js';
 import { toPgm } from './image.js';
 import { Objects } from './pdf-objects.js';
+import { imageSizes } from './pdf-page-content.js';
 import { pagePicture } from './pdf-page-image.js';
+import { readableSize, textPictures } from './pdf-pictures.js';
+import { PdfRef } from './pdf-syntax.js';
 import { loadPdfJs, pdfjsAssets, sharedPdfWorker, type PdfJsDocument, type PdfJsPage } from './pdfjs.js';
 import type { Attachment } from './einvoice/read.js';
-import type { GrayImage, PageSize, Word } from './types.js';
+import type { Box, GrayImage, PageSize, Word } from './types.js';
 
 type TextItem = { str: string; transform: number[]; width: number; height: number };
 
@@ -23,6 +26,10 @@ export interface PdfDocument {
    * 300 dpi, or less when that would exceed the pixel limit.
    */
   render(pageNumber: number): Promise<GrayImage>;
+  /** Where a text-layer page (its `words`) paints pictures that may hold text the layer lacks (./pdf-pictures.ts). */
+  pictures(pageNumber: number, words: Word[]): Promise<Box[]>;
+  /** The part `area` (fractions of the page) of the page, rendered for OCR at 300 dpi. */
+  renderArea(pageNumber: number, area: Box): Promise<GrayImage>;
   /** The files embedded in the PDF (its EmbeddedFiles name tree), with their contents. */
   attachments(): Promise<Attachment[]>;
   close(): Promise<void>;
@@ -95,17 +102,21 @@ function itemWords(item: TextItem, m: number[], pageWidth: number, pageHeight: n
   }
 }
 
-/** The page drawn by pdf.js at 300 dpi, or less when that would exceed the pixel limit. */
-async function renderPage(page: PdfJsPage, limits: PdfLimits): Promise<GrayImage> {
+/**
+ * The page, or the part `area` of it (fractions of the page), drawn by pdf.js at 300 dpi, or less
+ * when that would exceed the pixel limit.
+ */
+async function renderPage(page: PdfJsPage, limits: PdfLimits, area: Box = { x: 0, y: 0, width: 1, height: 1 }): Promise<GrayImage> {
   const { createCanvas } = await import('@napi-rs/canvas');
   const base = page.getViewport({ scale: 1 });
+  const [areaWidth, areaHeight] = [base.width * area.width, base.height * area.height];
   let scale = RENDER_DPI / 72;
-  const pixels = base.width * base.height * scale * scale;
+  const pixels = areaWidth * areaHeight * scale * scale;
   if (pixels > limits.maxImagePixels) scale *= Math.sqrt(limits.maxImagePixels / pixels);
-  scale = Math.min(scale, MAX_CANVAS_SIDE / base.width, MAX_CANVAS_SIDE / base.height);
-  const viewport = page.getViewport({ scale });
-  const width = Math.max(1, Math.floor(viewport.width));
-  const height = Math.max(1, Math.floor(viewport.height));
+  scale = Math.min(scale, MAX_CANVAS_SIDE / areaWidth, MAX_CANVAS_SIDE / areaHeight);
+  const viewport = page.getViewport({ scale, offsetX: -area.x * base.width * scale, offsetY: -area.y * base.height * scale });
+  const width = Math.max(1, Math.floor(areaWidth * scale));
+  const height = Math.max(1, Math.floor(areaHeight * scale));
   const canvas = createCanvas(width, height);
   const context = canvas.getContext('2d');
   // Transparent pixels would reach OCR as black: scanned pages need a white sheet underneath.
@@ -194,6 +205,34 @@ export async function openPdf(bytes: Buffer, limits: PdfLimits): Promise<PdfDocu
         const image = (await pagePicture(pdfjs, page, await fileObjects(), limits.maxImagePixels)) ?? (await renderPage(page, limits));
         page.cleanup();
         return image;
+      } catch (err) {
+        throw pageError(pageNumber, err);
+      }
+    },
+
+    async pictures(pageNumber, words) {
+      try {
+        const page = await doc.getPage(pageNumber);
+        const objects = await fileObjects();
+        if (!objects || !page.ref) return [];
+        // pdf.js's operator list decodes every image first: a page without an image large enough to read is not asked for it.
+        const sizes = imageSizes(objects, new PdfRef(page.ref.num, page.ref.gen));
+        if (sizes && !sizes.some((s) => readableSize(s.width, s.height))) return [];
+        const { fnArray, argsArray } = await page.getOperatorList();
+        const viewport = page.getViewport({ scale: 1 });
+        return textPictures(pdfjs, fnArray, argsArray as unknown[][], viewport.transform, viewport.width, viewport.height, words);
+      } catch (err) {
+        throw pageError(pageNumber, err);
+      }
+    },
+
+    async renderArea(pageNumber, area) {
+      try {
+        const page = await doc.getPage(pageNumber);
+        const { unlevelled, ...image } = await renderPage(page, limits, area);
+        page.cleanup();
+        // The words are placed back on the page by the picture's box: read it as it stands, not levelled.
+        return unlevelled ?? image;
       } catch (err) {
         throw pageError(pageNumber, err);
       }

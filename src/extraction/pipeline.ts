@@ -6,11 +6,12 @@ import { wordsToLines } from './layout.js';
 import type { OcrLanguage } from './ocr-languages.js';
 import { createOcrPool } from './ocr-pool.js';
 import { pageLanguage } from './page-language.js';
-import { createDocumentPool, type DocumentPoolConfig } from './document-pool.js';
+import { createDocumentPool, type DocumentPoolConfig, type OpenPdf } from './document-pool.js';
+import { placeWords } from './pdf-pictures.js';
 import { readAhead } from './read-ahead.js';
 import { needsSecondReading } from './second-reading.js';
 import type { EInvoice } from './einvoice/read.js';
-import type { ContentType, DocumentText, FoundField, GrayImage, PageSize, PageText, Word } from './types.js';
+import type { Box, ContentType, DocumentText, FoundField, GrayImage, Line, PageSize, PageText, Word } from './types.js';
 
 export interface PipelineResult {
   pages: number;
@@ -194,6 +195,26 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
   }
 
   /**
+   * A text-layer page's lines with the words OCR reads in its pictures (a letterhead or footer set
+   * as an image: the company's name, address, bank details), where the text layer has none; null
+   * when the pictures add nothing. A picture is a bonus: one OCR cannot take now (a full queue)
+   * or fails to read is passed over, and the page stands as its text layer has it.
+   */
+  async function readPictures(pdf: OpenPdf, pageNumber: number, lines: Line[], pictures: Box[], languages: OcrLanguage[] | undefined): Promise<Line[] | null> {
+    const textWords = lines.flatMap((l) => l.words);
+    const added: Word[] = [];
+    for (const area of pictures) {
+      try {
+        const image = await pdf.renderArea(pageNumber, area);
+        added.push(...placeWords(await pool.recognize(image, { languages }), area, textWords));
+      } catch (err) {
+        options.logger?.warn({ err, page: pageNumber }, 'a picture on a text page was not read');
+      }
+    }
+    return added.length ? wordsToLines([...textWords, ...added]) : null;
+  }
+
+  /**
    * A PDF's pages in order: text layers as they are, other pages rendered one after another in
    * the document's worker and read by OCR side by side, as many at once as there are OCR workers.
    * Only the document's first OCR page may be refused for a full queue; once it is admitted the
@@ -210,9 +231,10 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
     try {
       for (let n = 1; n <= pdf.pageCount && !failure; n += 1) {
         try {
-          const { lines, size } = await textLayer(n);
+          const { lines, size, pictures } = await textLayer(n);
           if (lines) {
-            pages.push({ number: n, source: 'text_layer', lines, size });
+            const withPictures = await readPictures(pdf, n, lines, pictures, languages);
+            pages.push({ number: n, source: 'text_layer', lines: withPictures ?? lines, size, ...(withPictures ? { pictures: pictures.length } : {}) });
             continue;
           }
           const image = await pdf.render(n);
@@ -237,7 +259,7 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
       await Promise.all(reading);
       if (failure) throw failure.error;
       if (!hasText(pages)) return { pages, fields: [], eInvoice: null };
-      const fieldsOf = async (read: PageText[]): Promise<Read> => ({ pages: read, ...(await pdf.fields(read.filter((p) => p.source === 'ocr'))) });
+      const fieldsOf = async (read: PageText[]): Promise<Read> => ({ pages: read, ...(await pdf.fields(read.filter((p) => p.source === 'ocr' || p.pictures))) });
       return await readAgainIfDoubtful(await fieldsOf(pages), ocrRead, fieldsOf);
     } finally {
       await pdf.close();

@@ -56,6 +56,8 @@ export interface PageText {
    * document's key fields in doubt. `lines` holds whichever reading is surer of its characters.
    */
   reread?: Line[];
+  /** A text-layer page: how many of its pictures OCR read, their words added to `lines` (./pdf-pictures.ts). */
+  pictures?: number;
 }
 
 export interface DocumentText {

@@ -17,10 +17,12 @@ import {
   MY_RECEIPT_EXPECTED,
   photoJpeg,
   renderPage,
+  sheet,
   US_EXPECTED,
   tillRoll,
   US_INVOICE,
   webp,
+  type Layout,
 } from '../fixtures/documents.js';
 import { brokenPagePdf } from '../hostile/pdf-builder.js';
 
@@ -81,6 +83,33 @@ describe('text PDFs', () => {
     expect(result.pages).toBe(3);
     expect(result.document.pages.map((p) => p.source)).toEqual(['text_layer', 'text_layer', 'text_layer']);
     expect(documentText(result.document).split('\f')[2]).toMatch(/^Page 3, line 1: terms/);
+  });
+});
+
+describe('pictures on text pages', () => {
+  /** An invoice whose text layer holds the invoice, and whose footer (company, IBAN, VAT number) is a picture at 200 dpi. */
+  async function footerPictureInvoice(): Promise<Buffer> {
+    const footer: Layout = { width: 495, height: 40, texts: [{ text: 'Lieferant GmbH, Musterstrasse 1, 80333 Munich', x: 10, y: 8, size: 10 }, { text: 'IBAN DE89 3704 0044 0532 0130 00, VAT DE123456789', x: 10, y: 24, size: 10 }] };
+    const png = await renderPage(await layoutPdf(footer), 200);
+    const invoice = sheet([['Invoice No.', 'R-2026-7'], ['Invoice Date', '03.03.2026'], ['Net', '100.00'], ['VAT 19%', '19.00'], ['Total EUR', '119.00']]);
+    return layoutPdf(invoice, [], [{ png, x: 50, y: 740, width: 495 }]);
+  }
+
+  it('reads the words of a picture on a text page (a footer set as an image) with the text layer', async () => {
+    const result = await extract(await footerPictureInvoice(), 'footer.pdf');
+    expect(result.ocrPages).toBe(0);
+    expect(result.document.pages[0]).toMatchObject({ source: 'text_layer', pictures: 1 });
+    const iban = result.fields.find((f) => f.field === 'iban');
+    expect(iban).toMatchObject({ value: 'DE89370400440532013000', page: 1 });
+    expect(iban!.bbox!.y).toBeGreaterThan(0.85);
+    expect(values(result)).toMatchObject({ invoice_number: 'R-2026-7', total_amount: '119.00', vendor_tax_id: 'DE123456789' });
+    // The text layer's lines stay as they were: nothing is read twice.
+    expect(documentText(result.document).match(/Invoice No\./g)).toHaveLength(1);
+  });
+
+  it('leaves a text page without pictures to its text layer alone', async () => {
+    const result = await extract(euPdf, 'eu.pdf');
+    expect(result.document.pages[0]!.pictures).toBeUndefined();
   });
 });
 
