@@ -116,6 +116,7 @@ describe('labelledValues', () => {
     const values = (value: string) => only(run(labelledValues, layoutDocument(sheet([['NIP', value]]))), 'vendor_tax_id').map((c) => c.value);
     expect(values('774-00-01-454')).toEqual(['7740001454']);
     expect(values('CHE-123.456.789')).toEqual(['CHE123456789']);
+    expect(values('NL8152.54.295.B01')).toEqual(['NL815254295B01']);
     expect(values('933109-X')).toEqual(['933109-X']);
     expect(values('201/113/40209')).toEqual(['201/113/40209']);
   });

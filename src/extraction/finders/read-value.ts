@@ -4,6 +4,9 @@ import { EMAIL, PHONE } from '../patterns.js';
 import { isLegalFormOnly } from '../legal-forms.js';
 import { MONEY } from './amounts.js';
 
+/** A VAT identification number: a country prefix, then digits and letters ("NL815254295B01"). */
+const VAT_ID = /^[A-Z]{2}\d[0-9A-Z]{7,11}$/;
+
 export interface ReadValue {
   value: string;
   /** 0-1: how sure the reading is, apart from OCR confidence. */
@@ -49,14 +52,14 @@ export function readValue(kind: ValueKind, text: string, order: DateOrder): Read
       return code ? { value: code, quality: 1 } : null;
     }
     case 'tax_id': {
-      // Figures grouped for reading ("774-00-01-454", "CHE-123.456.789") are one number; a letter after them ("933109-X") is part of its form.
+      // Figures grouped for reading ("774-00-01-454", "CHE-123.456.789", "NL8152.54.295.B01") are one number; a letter after them ("933109-X") is part of its form.
       const spaced = raw.replace(/\s/g, '').toUpperCase();
       const grouped = spaced.replace(/[.-]/g, '');
-      const compact = /^[A-Z]{0,4}\d{6,}$/.test(grouped) ? grouped : spaced;
+      const compact = /^[A-Z]{0,4}\d{6,}$/.test(grouped) || VAT_ID.test(grouped) ? grouped : spaced;
       const digits = compact.replace(/\D/g, '').length;
       if (!/^[A-Z]{0,4}[0-9][0-9A-Z\-/.]{4,18}$/.test(compact) || digits < 6 || /^\d+[.,]\d{2}$/.test(compact)) return null;
       // A VAT identification number (country prefix, then digits) is the tax id a reader looks for first.
-      return { value: compact, quality: /^[A-Z]{2}[0-9A-Z]{8,12}$/.test(compact) ? 1 : 0.9 };
+      return { value: compact, quality: VAT_ID.test(compact) ? 1 : 0.9 };
     }
     case 'iban': {
       const compact = raw.replace(/\s+/g, '').toUpperCase();
