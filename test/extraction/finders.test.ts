@@ -137,6 +137,11 @@ describe('labelledValues', () => {
     expect(candidates.filter((c) => c.field === 'card_number').map((c) => c.value)).toEqual(['14', '4417']);
   });
 
+  it('reads whom a payment was received by or paid to as the vendor', () => {
+    expect(only(run(labelledValues, layoutDocument(sheet([['Payment received by', 'OYO'], ['Grand Total', 'Rs 1939']]))), 'vendor_name').map((c) => c.value)).toEqual(['OYO']);
+    expect(only(run(labelledValues, layoutDocument(sheet([['Paid to:', 'Kedai Maju Sdn Bhd']]))), 'vendor_name').map((c) => c.value)).toEqual(['Kedai Maju Sdn Bhd']);
+  });
+
   it('reads a company named after a label word ("Cash & Carry Sdn. Bhd.") as no label, but a label ending in an abbreviation ("Total Inc.") still as one', () => {
     const candidates = run(labelledValues, layoutDocument(sheet([['Zeal Cash & Carry Sdn. Bhd.', '17920'], ['Total Inc.', '50.45']])));
     expect(candidates.filter((c) => c.field === 'amount_tendered')).toEqual([]);
