@@ -221,8 +221,9 @@ export async function openPdf(bytes: Buffer, limits: PdfLimits): Promise<PdfDocu
         const { fnArray, argsArray } = await page.getOperatorList();
         const viewport = page.getViewport({ scale: 1 });
         return textPictures(pdfjs, fnArray, argsArray as unknown[][], viewport.transform, viewport.width, viewport.height, words);
-      } catch (err) {
-        throw pageError(pageNumber, err);
+      } catch {
+        // The pictures are a bonus to a page whose text layer was read: one pdf.js cannot list leaves it as it is.
+        return [];
       }
     },
 
