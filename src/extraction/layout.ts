@@ -1,3 +1,4 @@
+import { parseDate } from './normalise.js';
 import type { Box, LabelValue, Line, PageText, Word } from './types.js';
 
 /** Tells whether a phrase is a label the caller knows, such as "Invoice No" or "Total". */
@@ -284,11 +285,10 @@ function valueBelow(lines: Line[], index: number, isLabel: LabelTest): { line: L
   const { x, width, y, height } = label.bbox;
   const nextRow = lines.find((l) => l.row > label.row)?.row;
   if (nextRow === undefined) return null;
-  const candidate = lines.find((l) => {
-    if (l.row !== nextRow) return false;
-    const overlaps = l.bbox.x < x + width && l.bbox.x + l.bbox.width > x;
-    return overlaps && l.bbox.y - (y + height) < BELOW_REACH * height;
-  });
+  const under = (l: Line) => l.bbox.x < x + width && l.bbox.x + l.bbox.width > x && l.bbox.y - (y + height) < BELOW_REACH * height;
+  // A date under its heading may sit a row further down, past a line of another column ("Fälligkeit" over
+  // "Zahlungsbedingungen: ..." beside it, then "03.10.2018"); an amount there is more likely a table's first row.
+  const candidate = lines.find((l) => l.row === nextRow && under(l)) ?? lines.find((l) => l.row > nextRow && under(l) && parseDate(l.text) !== null);
   if (!candidate || isLabelLine(candidate, isLabel)) return null;
   return { line: candidate, position: 'below' };
 }

@@ -125,6 +125,13 @@ describe('findPairs', () => {
     ]);
   });
 
+  it('pairs a date under its heading past a line of another column, but no amount', () => {
+    const terms = page(1, run('Beschreibung', 0.1, 0.3), run('Fälligkeit', 0.6, 0.3), run('Zahlungsbedingungen: Der Betrag wurde bereits', 0.1, 0.315), run('03.10.2018', 0.6, 0.327));
+    expect(findPairs(terms, isKnownLabel).map((x) => [x.label, x.value, x.position])).toContainEqual(['Fälligkeit', '03.10.2018', 'below']);
+    const table = page(1, run('Pos.', 0.1, 0.3), run('Ohne MwSt.', 0.6, 0.3), run('Small Business Exchange', 0.1, 0.315), run('3,89', 0.6, 0.327));
+    expect(findPairs(table, isKnownLabel).filter((x) => x.label === 'Ohne MwSt.')).toEqual([]);
+  });
+
   it('splits several labelled values on one line and does not take a label as a value', () => {
     const p = page(1, run('Invoice No: 42 Invoice Date: 15.03.2026', 0.1, 0.1), run('Due date:', 0.1, 0.2), run('Terms:', 0.4, 0.2));
     expect(findPairs(p, isKnownLabel).map((x) => [x.label, x.value])).toEqual([
