@@ -55,9 +55,12 @@ export function textPictures(
   return found.sort((p, q) => q.width * q.height - p.width * p.height).slice(0, MAX_PICTURES);
 }
 
+/** A picture's words read less surely than this are left out: a photo or a logo reads as junk, and the page has its own text. */
+const MIN_WORD_CONFIDENCE = 50;
+
 /**
  * OCR's words of a picture (boxed as fractions of the picture) placed on the page, without those
- * the page's text layer has where they stand.
+ * read doubtfully and those the page's text layer has where they stand.
  */
 export function placeWords(read: Word[], picture: Box, textLayer: Word[]): Word[] {
   const placed = read.map((w) => ({
@@ -65,5 +68,5 @@ export function placeWords(read: Word[], picture: Box, textLayer: Word[]): Word[
     confidence: w.confidence,
     bbox: { x: picture.x + w.bbox.x * picture.width, y: picture.y + w.bbox.y * picture.height, width: w.bbox.width * picture.width, height: w.bbox.height * picture.height },
   }));
-  return placed.filter((w) => !textLayer.some((t) => centreIn(t, w.bbox) || centreIn(w, t.bbox)));
+  return placed.filter((w) => w.confidence >= MIN_WORD_CONFIDENCE && !textLayer.some((t) => centreIn(t, w.bbox) || centreIn(w, t.bbox)));
 }

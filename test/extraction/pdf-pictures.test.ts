@@ -48,9 +48,9 @@ describe('textPictures', () => {
 });
 
 describe('placeWords', () => {
-  it('puts the picture’s words on the page and drops those the text layer has where they stand', () => {
+  it('puts the picture’s words on the page and drops those the text layer has where they stand, and those read doubtfully', () => {
     const picture = { x: 0.1, y: 0.8, width: 0.8, height: 0.1 };
-    const read = [word('IBAN', 0, 0, 0.2, 0.5), word('Total', 0.5, 0.5, 0.2, 0.5)];
+    const read = [word('IBAN', 0, 0, 0.2, 0.5), word('Total', 0.5, 0.5, 0.2, 0.5), { ...word('aeaniiiaiil', 0.3, 0, 0.2, 0.5), confidence: 0 }];
     const textLayer = [word('Total', 0.5, 0.86, 0.15, 0.04)];
     const placed = placeWords(read, picture, textLayer);
     expect(placed).toHaveLength(1);
