@@ -19,8 +19,8 @@ export interface OpenPdf {
   lines(pageNumber: number): Promise<{ lines: Line[] | null; size: PageSize; pictures: Box[] }>;
   /** The page rendered for OCR at 300 dpi, or less when that would exceed the pixel limit. */
   render(pageNumber: number): Promise<GrayImage>;
-  /** The part `area` (fractions of the page) of a page, rendered for OCR as `render` does. */
-  renderArea(pageNumber: number, area: Box): Promise<GrayImage>;
+  /** The part `area` (fractions of the page) of a page, rendered for OCR as `render` does; null when it shows a photo, not print. */
+  renderArea(pageNumber: number, area: Box): Promise<GrayImage | null>;
   /**
    * The fields of the document read: found in the worker from the text layers it read, so that
    * the document need not be sent back; only the pages read here are (by OCR, or a text layer with
@@ -135,7 +135,10 @@ export function createDocumentPool(config: DocumentPoolConfig, logger?: Logger):
           return { lines: page.lines && unpackLines(page.lines), size: page.size, pictures: page.pictures };
         },
         render: async (pageNumber) => incoming(await call<GrayImage>('render', pageNumber)),
-        renderArea: async (pageNumber, area) => incoming(await call<GrayImage>('renderArea', { pageNumber, area } satisfies AreaRequest)),
+        async renderArea(pageNumber, area) {
+          const image = await call<GrayImage | null>('renderArea', { pageNumber, area } satisfies AreaRequest);
+          return image && incoming(image);
+        },
         fields: (readPages) => call<PdfFields>('pdfFields', packDocument({ pages: readPages })),
         async close() {
           await call('close', null).catch(() => undefined);

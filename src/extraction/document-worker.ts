@@ -126,7 +126,8 @@ serve({
     return moved(image);
   },
   async renderArea({ pageNumber, area }: AreaRequest) {
-    return moved(await current().renderArea(pageNumber, area));
+    const image = await current().renderArea(pageNumber, area);
+    return image && moved(image);
   },
   /** An uploaded JPEG, PNG or WebP, grayscale, scaled, levelled and its rules erased (./image.ts). */
   async prepareImage({ bytes, limits }: ImageRequest) {

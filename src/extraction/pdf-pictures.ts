@@ -11,8 +11,19 @@ const MIN_PIXEL_HEIGHT = 40;
 
 /** Whether a picture of these pixels can hold a line of text OCR reads. */
 export const readableSize = (width: number, height: number) => width >= MIN_PIXEL_WIDTH && height >= MIN_PIXEL_HEIGHT;
-/** A picture over this share of the page is a background or a scan under the text layer, not a letterhead. */
-const MAX_AREA = 0.5;
+/** A letterhead or a footer is a band of the page: a picture over this share of it is a photo, a drawing or a background. */
+const MAX_AREA = 0.25;
+/** Gray levels between these are neither ink nor paper. */
+const MID_TONES = [48, 208] as const;
+/** A picture with more of its pixels in mid-tones than this is a photo: OCR reads it slowly and as junk. */
+const MAX_MID_TONES = 0.3;
+
+/** Whether a picture rendered for OCR (8-bit gray pixels) is a photo rather than print: mostly mid-tones, not ink on paper. */
+export function isPhoto(gray: Uint8Array): boolean {
+  let mid = 0;
+  for (let i = 0; i < gray.length; i += 1) if (gray[i]! > MID_TONES[0] && gray[i]! < MID_TONES[1]) mid += 1;
+  return mid > MAX_MID_TONES * gray.length;
+}
 /** A picture with this many text-layer words on it is under text the layer already has. */
 const MAX_WORDS_ON = 3;
 /** At most this many pictures a page are read, the largest first: each costs an OCR job. */
@@ -28,7 +39,7 @@ const centreIn = (w: Word, b: Box) => {
  * Where a text-layer page paints pictures that may hold text of their own: a letterhead or a
  * footer with the company's name, address and bank details set as an image, which the text layer
  * does not have. Boxes are fractions of the page (`pageTransform` takes PDF space to the page's
- * viewport of `width` x `height`); pictures too small to hold a readable line, backgrounds and
+ * viewport of `width` x `height`); pictures too small to hold a readable line, large ones and
  * pictures the text layer's words lie on are left out.
  */
 export function textPictures(

@@ -3,7 +3,7 @@ import { toPgm } from './image.js';
 import { Objects } from './pdf-objects.js';
 import { imageSizes } from './pdf-page-content.js';
 import { pagePicture } from './pdf-page-image.js';
-import { readableSize, textPictures } from './pdf-pictures.js';
+import { isPhoto, readableSize, textPictures } from './pdf-pictures.js';
 import { PdfRef } from './pdf-syntax.js';
 import { loadPdfJs, pdfjsAssets, sharedPdfWorker, type PdfJsDocument, type PdfJsPage } from './pdfjs.js';
 import type { Attachment } from './einvoice/read.js';
@@ -28,8 +28,8 @@ export interface PdfDocument {
   render(pageNumber: number): Promise<GrayImage>;
   /** Where a text-layer page (its `words`) paints pictures that may hold text the layer lacks (./pdf-pictures.ts). */
   pictures(pageNumber: number, words: Word[]): Promise<Box[]>;
-  /** The part `area` (fractions of the page) of the page, rendered for OCR at 300 dpi. */
-  renderArea(pageNumber: number, area: Box): Promise<GrayImage>;
+  /** The part `area` (fractions of the page) of the page, rendered for OCR at 300 dpi; null when it shows a photo, not print. */
+  renderArea(pageNumber: number, area: Box): Promise<GrayImage | null>;
   /** The files embedded in the PDF (its EmbeddedFiles name tree), with their contents. */
   attachments(): Promise<Attachment[]>;
   close(): Promise<void>;
@@ -230,10 +230,11 @@ export async function openPdf(bytes: Buffer, limits: PdfLimits): Promise<PdfDocu
     async renderArea(pageNumber, area) {
       try {
         const page = await doc.getPage(pageNumber);
-        const { unlevelled, ...image } = await renderPage(page, limits, area);
+        const { unlevelled, ...levelled } = await renderPage(page, limits, area);
         page.cleanup();
         // The words are placed back on the page by the picture's box: read it as it stands, not levelled.
-        return unlevelled ?? image;
+        const image = unlevelled ?? levelled;
+        return isPhoto(image.pgm.subarray(image.pgm.length - image.width * image.height)) ? null : image;
       } catch (err) {
         throw pageError(pageNumber, err);
       }

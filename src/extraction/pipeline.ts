@@ -197,7 +197,7 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
   /**
    * A text-layer page's lines with the words OCR reads in its pictures (a letterhead or footer set
    * as an image: the company's name, address, bank details), where the text layer has none; null
-   * when the pictures add nothing. A picture is a bonus: one OCR cannot take now (a full queue)
+   * when the pictures add nothing. A photo is not read. A picture is a bonus: one OCR cannot take now (a full queue)
    * or fails to read is passed over, and the page stands as its text layer has it.
    */
   async function readPictures(pdf: OpenPdf, pageNumber: number, lines: Line[], pictures: Box[], languages: OcrLanguage[] | undefined): Promise<Line[] | null> {
@@ -206,7 +206,7 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
     for (const area of pictures) {
       try {
         const image = await pdf.renderArea(pageNumber, area);
-        added.push(...placeWords(await pool.recognize(image, { languages }), area, textWords));
+        if (image) added.push(...placeWords(await pool.recognize(image, { languages }), area, textWords));
       } catch (err) {
         options.logger?.warn({ err, page: pageNumber }, 'a picture on a text page was not read');
       }

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { placeWords, textPictures } from '../../src/extraction/pdf-pictures.js';
+import { isPhoto, placeWords, textPictures } from '../../src/extraction/pdf-pictures.js';
 import { loadPdfJs, type PdfJs } from '../../src/extraction/pdfjs.js';
 import type { Word } from '../../src/extraction/types.js';
 
@@ -60,5 +60,15 @@ describe('placeWords', () => {
     expect(placed[0]!.bbox.width).toBeCloseTo(0.16, 6);
     expect(placed[0]!.bbox.height).toBeCloseTo(0.05, 6);
     expect(placed[0]!.ocrLine).toBeUndefined();
+  });
+});
+
+describe('isPhoto', () => {
+  it('tells a photo, mostly mid-tones, from print, ink on paper with grey only at the letters’ edges', () => {
+    const print = new Uint8Array(10_000).fill(255);
+    for (let i = 0; i < print.length; i += 7) print[i] = i % 3 ? 0 : 128;
+    const photo = Uint8Array.from({ length: 10_000 }, (_, i) => (i * 37) % 256);
+    expect(isPhoto(print)).toBe(false);
+    expect(isPhoto(photo)).toBe(true);
   });
 });

@@ -107,6 +107,16 @@ describe('pictures on text pages', () => {
     expect(documentText(result.document).match(/Invoice No\./g)).toHaveLength(1);
   });
 
+  it('does not read a photo on a text page', async () => {
+    const side = 600;
+    const noise = Buffer.from(Array.from({ length: side * side * 3 }, (_, i) => ((Math.imul(i, 2654435761) >>> 24) ^ (i * 31)) & 0xff));
+    const photo = await sharp(noise, { raw: { width: side, height: side, channels: 3 } }).png().toBuffer();
+    const invoice = sheet([['Invoice No.', 'R-2026-7'], ['Total EUR', '119.00']]);
+    const result = await extract(await layoutPdf(invoice, [], [{ png: photo, x: 50, y: 400, width: 200 }]), 'photo.pdf');
+    expect(result.document.pages[0]!.pictures).toBeUndefined();
+    expect(values(result)).toMatchObject({ invoice_number: 'R-2026-7', total_amount: '119.00' });
+  });
+
   it('leaves a text page without pictures to its text layer alone', async () => {
     const result = await extract(euPdf, 'eu.pdf');
     expect(result.document.pages[0]!.pictures).toBeUndefined();
