@@ -24,6 +24,7 @@ export function isPhoto(gray: Uint8Array): boolean {
   for (let i = 0; i < gray.length; i += 1) if (gray[i]! > MID_TONES[0] && gray[i]! < MID_TONES[1]) mid += 1;
   return mid > MAX_MID_TONES * gray.length;
 }
+
 /** A picture with this many text-layer words on it is under text the layer already has. */
 const MAX_WORDS_ON = 3;
 /** At most this many pictures a page are read, the largest first: each costs an OCR job. */
