@@ -131,10 +131,15 @@ async function pgm(gray: Buffer, width: number, height: number): Promise<GrayIma
   return { ...encodePgm(page.gray, page.width, page.height, -skew), unlevelled: encodePgm(gray, width, height) };
 }
 
+/** The gray pixels of a prepared page, without their PGM header. */
+export function pixelsOf(image: GrayImage): Buffer {
+  const header = PGM_HEADER.exec(image.pgm.subarray(0, 32).toString('latin1'))![0];
+  return image.pgm.subarray(header.length);
+}
+
 /** A prepared page turned a further `degrees` clockwise (a quarter or half turn), for a page that reads upside down or sideways. */
 export async function turnPage(image: GrayImage, degrees: number): Promise<GrayImage> {
-  const header = PGM_HEADER.exec(image.pgm.subarray(0, 32).toString('latin1'))![0];
-  const page = await turn(image.pgm.subarray(header.length), image.width, image.height, degrees);
+  const page = await turn(pixelsOf(image), image.width, image.height, degrees);
   return encodePgm(page.gray, page.width, page.height, (image.rotation ?? 0) + degrees);
 }
 

@@ -102,6 +102,22 @@ function graphicsState(objects: Objects, state: PdfValue | undefined): [string, 
 
 const name = (value: PdfValue | undefined) => (value instanceof PdfName ? value.name : null);
 
+/** One dictionary of the page's resources (`XObject`, `ExtGState`), empty when it has none. */
+function resourceDictionary(objects: Objects, page: PdfDict, key: string): Map<string, PdfValue> {
+  const resources = inherited(objects, page, 'Resources');
+  const value = resources instanceof Map ? objects.resolve(resources.get(key)) : undefined;
+  return value instanceof Map ? value : new Map<string, PdfValue>();
+}
+
+/** The image an XObject entry refers to, or null for a form or anything else. */
+function imageObject(objects: Objects, ref: PdfValue | undefined): PdfDict | null {
+  const object = objects.resolve(ref);
+  return object instanceof Map && name(objects.resolve(object.get('Subtype'))) === 'Image' ? object : null;
+}
+
+/** An image's width and height in pixels, as its dictionary gives them. */
+const pixelSize = (objects: Objects, image: PdfDict) => [objects.resolve(either(image, 'W', 'Width')), objects.resolve(either(image, 'H', 'Height'))] as const;
+
 /**
  * The pixel sizes of the images in the page's resources, read from the file's bytes, so that a
  * page without a picture worth reading need not have pdf.js decode its images; images inside a
@@ -110,13 +126,9 @@ const name = (value: PdfValue | undefined) => (value instanceof PdfName ? value.
 export function imageSizes(objects: Objects, pageRef: PdfRef): { width: number; height: number }[] | null {
   const page = objects.resolve(pageRef);
   if (!(page instanceof Map)) return null;
-  const resources = inherited(objects, page, 'Resources');
-  const xObjects = resources instanceof Map ? objects.resolve(resources.get('XObject')) : undefined;
-  if (!(xObjects instanceof Map)) return [];
-  return [...xObjects.values()].flatMap((ref) => {
-    const image = objects.resolve(ref);
-    if (!(image instanceof Map) || name(objects.resolve(image.get('Subtype'))) !== 'Image') return [];
-    const [width, height] = [objects.resolve(either(image, 'W', 'Width')), objects.resolve(either(image, 'H', 'Height'))];
+  return [...resourceDictionary(objects, page, 'XObject').values()].flatMap((ref) => {
+    const image = imageObject(objects, ref);
+    const [width, height] = image ? pixelSize(objects, image) : [];
     return typeof width === 'number' && typeof height === 'number' ? [{ width, height }] : [];
   });
 }
@@ -141,13 +153,8 @@ export function pageOperators(objects: Objects, pageRef: PdfRef, { OPS }: PdfJs)
   }
   const ops = operations(Buffer.concat(parts));
   if (!ops) return null;
-  const resources = inherited(objects, page, 'Resources');
-  const dictionary = (key: string) => {
-    const value = resources instanceof Map ? objects.resolve(resources.get(key)) : undefined;
-    return value instanceof Map ? value : new Map<string, PdfValue>();
-  };
-  const xObjects = dictionary('XObject');
-  const states = dictionary('ExtGState');
+  const xObjects = resourceDictionary(objects, page, 'XObject');
+  const states = resourceDictionary(objects, page, 'ExtGState');
   const result: PageOperators = { fnArray: [], argsArray: [], images: new Map() };
   const add = (code: number, args: unknown[]) => {
     result.fnArray.push(code);
@@ -161,13 +168,13 @@ export function pageOperators(objects: Objects, pageRef: PdfRef, { OPS }: PdfJs)
     else if (operator === 'Do' && operands.length === 1 && name(operands[0]) !== null) {
       const key = name(operands[0])!;
       const ref = xObjects.get(key);
-      const image = ref instanceof PdfRef ? objects.resolve(ref) : undefined;
-      if (!(image instanceof Map) || name(objects.resolve(image.get('Subtype'))) !== 'Image') {
+      const image = ref instanceof PdfRef ? imageObject(objects, ref) : null;
+      if (!image) {
         add(OTHER, []);
         continue;
       }
       result.images.set(key, ref as PdfRef);
-      add(OPS.paintImageXObject, [key, objects.resolve(either(image, 'W', 'Width')), objects.resolve(either(image, 'H', 'Height'))]);
+      add(OPS.paintImageXObject, [key, ...pixelSize(objects, image)]);
     } else if (operator === 'gs' && operands.length === 1) {
       const state = graphicsState(objects, objects.resolve(states.get(name(operands[0]) ?? '')));
       add(state ? OPS.setGState : OTHER, [state]);

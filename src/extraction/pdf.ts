@@ -1,5 +1,5 @@
 import { DocumentError } from '../errors.js';
-import { toPgm } from './image.js';
+import { pixelsOf, toPgm } from './image.js';
 import { Objects } from './pdf-objects.js';
 import { imageSizes } from './pdf-page-content.js';
 import { pagePicture } from './pdf-page-image.js';
@@ -234,7 +234,7 @@ export async function openPdf(bytes: Buffer, limits: PdfLimits): Promise<PdfDocu
         page.cleanup();
         // The words are placed back on the page by the picture's box: read it as it stands, not levelled.
         const image = unlevelled ?? levelled;
-        return isPhoto(image.pgm.subarray(image.pgm.length - image.width * image.height)) ? null : image;
+        return isPhoto(pixelsOf(image)) ? null : image;
       } catch (err) {
         throw pageError(pageNumber, err);
       }
