@@ -125,8 +125,10 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
     }
   }
   const paidAmounts = hypotheses.filter((h) => h.fromPayment).map((h) => h.amount);
-  // What was paid, tendered less a change given, where an amount printed on the page says the same.
-  const paidPrinted = tendered.flatMap((p) => changes.filter((c) => c.amount! > 0).map((c) => Math.round((p.amount! - c.amount!) * 100) / 100)).filter((amount) => amount > 0 && unlabelled.some((a) => agree(a.amount!, amount)));
+  // Each amount tendered less each change given: what was paid, if they are the sale's.
+  const payments = tendered.flatMap((p) => changes.filter((c) => c.amount! > 0).map((c) => ({ tendered: p, change: c, amount: p.amount! - c.amount! })));
+  // What was paid where an amount printed on the page says the same.
+  const paidPrinted = payments.map((p) => Math.round(p.amount * 100) / 100).filter((amount) => amount > 0 && unlabelled.some((a) => agree(a.amount!, amount)));
   for (const h of hypotheses) {
     const sum = bases.flatMap((s) => taxes.flatMap((x) => adjustments.map((r) => [s, x, r] as const))).find(([s, x, r]) => s !== h.candidate && s.amount! > 0 && s.amount! <= h.amount && agree(s.amount! + x.amount! + r.amount, h.amount));
     if (sum) {
@@ -134,7 +136,7 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
       h.support += CONFIRMS;
       h.notes.push(`equals subtotal ${s.value} + tax ${x.value}${adjusted(r, 'with')}`);
     }
-    const paid = tendered.flatMap((p) => changes.map((c) => [p, c] as const)).find(([p, c]) => agree(p.amount! - c.amount!, h.amount) && c.amount! > 0);
+    const paid = payments.find((p) => agree(p.amount, h.amount));
     const short = h.fromPayment ? totals.find((t) => cutShort(t, h.amount)) : undefined;
     const whole = h.fromPayment ? undefined : paidAmounts.find((amount) => cutShort(h.candidate, amount));
     if (short) {
@@ -153,7 +155,7 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
     }
     if (paid && !h.fromPayment) {
       h.support += CONFIRMS;
-      h.notes.push(`equals ${paid[0].value} tendered minus ${paid[1].value} change`);
+      h.notes.push(`equals ${paid.tendered.value} tendered minus ${paid.change.value} change`);
     } else if (tendered.some((p) => agree(p.amount!, h.amount)) && changes.every((c) => agree(c.amount!, 0))) {
       h.support += 0.1;
       h.notes.push('equals the amount paid');
