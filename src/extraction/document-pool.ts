@@ -21,6 +21,8 @@ export interface OpenPdf {
   render(pageNumber: number): Promise<GrayImage>;
   /** The part `area` (fractions of the page) of a page, rendered for OCR as `render` does; null when it shows a photo, not print. */
   renderArea(pageNumber: number, area: Box): Promise<GrayImage | null>;
+  /** A page rendered here with its strokes thickened (thickenStrokes in ./image.ts). */
+  thicken(image: GrayImage): Promise<GrayImage>;
   /**
    * The fields of the document read: found in the worker from the text layers it read, so that
    * the document need not be sent back; only the pages read here are (by OCR, or a text layer with
@@ -35,6 +37,8 @@ export interface DocumentPool {
   openPdf(bytes: Buffer): Promise<OpenPdf>;
   /** An uploaded JPEG, PNG or WebP prepared for OCR (see prepareImage in ./image.ts), within the pixel limit. */
   prepareImage(bytes: Buffer): Promise<GrayImage>;
+  /** A prepared image with its strokes thickened (thickenStrokes in ./image.ts); it was admitted, so this waits rather than being refused. */
+  thicken(image: GrayImage): Promise<GrayImage>;
   /** The fields the generic finders see in a document not read from a PDF (an image); it was admitted, so this waits rather than being refused. */
   fields(document: DocumentText): Promise<FoundField[]>;
   /** True once a worker can take a document. */
@@ -139,6 +143,7 @@ export function createDocumentPool(config: DocumentPoolConfig, logger?: Logger):
           const image = await call<GrayImage | null>('renderArea', { pageNumber, area } satisfies AreaRequest);
           return image && incoming(image);
         },
+        thicken: async (image) => incoming(await call<GrayImage>('thicken', image)),
         fields: (readPages) => call<PdfFields>('pdfFields', packDocument({ pages: readPages })),
         async close() {
           await call('close', null).catch(() => undefined);
@@ -153,6 +158,17 @@ export function createDocumentPool(config: DocumentPoolConfig, logger?: Logger):
       const request: ImageRequest = { bytes: file, limits: { maxImagePixels: config.maxImagePixels } };
       try {
         return incoming(await job.call<GrayImage>('prepareImage', request, [file.buffer as ArrayBuffer]));
+      } catch (err) {
+        throw failure(err, doing);
+      } finally {
+        job.release();
+      }
+    },
+    async thicken(image) {
+      const doing = 'Preparing the image';
+      const job = await acquire(doing, true);
+      try {
+        return incoming(await job.call<GrayImage>('thicken', image));
       } catch (err) {
         throw failure(err, doing);
       } finally {

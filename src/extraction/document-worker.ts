@@ -3,7 +3,7 @@ import { serve, Transfer } from '../workers/serve.js';
 import { answerWithEInvoice } from './einvoice/answer.js';
 import { readEInvoice, type EInvoice } from './einvoice/read.js';
 import { extractFields } from './fields.js';
-import { prepareImage, type ImageLimits } from './image.js';
+import { prepareImage, thickenStrokes, type ImageLimits } from './image.js';
 import { wordsToLines } from './layout.js';
 import { openPdf, type PdfDocument, type PdfLimits } from './pdf.js';
 import { packLines, unpackDocument, type PackedDocument, type PackedLines } from './packed-lines.js';
@@ -132,6 +132,10 @@ serve({
   /** An uploaded JPEG, PNG or WebP, grayscale, scaled, levelled and its rules erased (./image.ts). */
   async prepareImage({ bytes, limits }: ImageRequest) {
     return moved(await prepareImage(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), limits));
+  },
+  /** A prepared page with its strokes thickened (./image.ts), for a page that reads poorly as it is. */
+  thicken(image: GrayImage) {
+    return moved(thickenStrokes({ ...image, pgm: Buffer.from(image.pgm.buffer, image.pgm.byteOffset, image.pgm.byteLength) }));
   },
   async close() {
     await doc?.close();

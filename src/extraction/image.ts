@@ -137,6 +137,28 @@ export function pixelsOf(image: GrayImage): Buffer {
   return image.pgm.subarray(header.length);
 }
 
+/**
+ * Each pixel the darkest of its 3 x 3 neighbourhood: strokes grow a pixel on each side. Dot-matrix
+ * print and a thermal till's thin, faint strokes break up when tesseract binarises them; grown,
+ * their dots join into letters.
+ */
+export function thickenStrokes(image: GrayImage): GrayImage {
+  const { width, height } = image;
+  const gray = pixelsOf(image);
+  const across = Buffer.alloc(gray.length);
+  for (let row = 0; row < gray.length; row += width) {
+    for (let x = 0; x < width; x += 1) {
+      const p = row + x;
+      across[p] = Math.min(gray[p]!, x > 0 ? gray[p - 1]! : 255, x < width - 1 ? gray[p + 1]! : 255);
+    }
+  }
+  const out = Buffer.alloc(gray.length);
+  for (let p = 0; p < gray.length; p += 1) {
+    out[p] = Math.min(across[p]!, p >= width ? across[p - width]! : 255, p + width < gray.length ? across[p + width]! : 255);
+  }
+  return encodePgm(out, width, height, image.rotation);
+}
+
 /** A prepared page turned a further `degrees` clockwise (a quarter or half turn), for a page that reads upside down or sideways. */
 export async function turnPage(image: GrayImage, degrees: number): Promise<GrayImage> {
   const page = await turn(pixelsOf(image), image.width, image.height, degrees);

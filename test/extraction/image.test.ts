@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eraseRules } from '../../src/extraction/image.js';
+import { encodePgm, eraseRules, pixelsOf, thickenStrokes } from '../../src/extraction/image.js';
 
 const WIDTH = 600;
 const HEIGHT = 200;
@@ -54,5 +54,28 @@ describe('eraseRules', () => {
     for (let y = 100; y < height; y += 60) gray.fill(0, y * width + 100, y * width + 2300);
     eraseRules(gray, width, height);
     expect(gray.every((v) => v === 255)).toBe(true);
+  });
+});
+
+describe('thickenStrokes', () => {
+  it('makes each pixel the darkest of its 3 x 3 neighbourhood, up to the page edges, keeping the page turn', () => {
+    const gray = page();
+    gray[50 * WIDTH + 100] = 0;
+    gray[0] = 40;
+    gray[HEIGHT * WIDTH - 1] = 90;
+    const thick = thickenStrokes(encodePgm(gray, WIDTH, HEIGHT, 180));
+    const expected = page();
+    paint(expected, 99, 49, 101, 51);
+    paint(expected, 0, 0, 1, 1, 40);
+    paint(expected, WIDTH - 2, HEIGHT - 2, WIDTH - 1, HEIGHT - 1, 90);
+    expect(pixelsOf(thick).equals(expected)).toBe(true);
+    expect(thick).toMatchObject({ width: WIDTH, height: HEIGHT, rotation: 180 });
+  });
+
+  it('joins dots a pixel apart into a stroke', () => {
+    const gray = page();
+    for (let x = 100; x <= 140; x += 2) gray[60 * WIDTH + x] = 0;
+    const row = pixelsOf(thickenStrokes(encodePgm(gray, WIDTH, HEIGHT))).subarray(60 * WIDTH + 99, 60 * WIDTH + 142);
+    expect(row.every((v) => v === 0)).toBe(true);
   });
 });

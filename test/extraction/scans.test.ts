@@ -9,7 +9,7 @@ import { pageLanguage } from '../../src/extraction/page-language.js';
 import { createPipeline, type Pipeline, type PipelineResult } from '../../src/extraction/pipeline.js';
 import { databases } from '../store/databases.js';
 import { startApiServer, type ApiServer } from '../support/api-server.js';
-import { DE_INVOICE, imageOnlyPdf, layoutPdf, layoutWords, renderPage, sheet, type Layout } from '../fixtures/documents.js';
+import { DE_INVOICE, imageOnlyPdf, layoutPdf, layoutWords, MY_RECEIPT, MY_RECEIPT_EXPECTED, renderPage, scannedPagePdf, sheet, type Layout } from '../fixtures/documents.js';
 
 /**
  * Scans as they come: turned or tilted pages read upright, pages in other languages than English
@@ -140,6 +140,40 @@ describe('turned and tilted scans', () => {
     // Turned back as far: a page tilted 7° clockwise is turned 353°.
     const back = (360 - degrees) % 360;
     expect(Math.abs(result.document.pages[0]!.size!.rotation - back)).toBeLessThanOrEqual(0.3);
+  });
+});
+
+/** Print as a dot-matrix printer makes it: only every other pixel of every other row of the strokes is inked. */
+async function dotted(png: Buffer): Promise<Buffer> {
+  const { data, info } = await sharp(png).grayscale().raw().toBuffer({ resolveWithObject: true });
+  for (let y = 0; y < info.height; y += 1) {
+    for (let x = 0; x < info.width; x += 1) if (x % 2 || y % 2) data[y * info.width + x] = 255;
+  }
+  return sharp(data, { raw: { width: info.width, height: info.height, channels: 1 } }).png().toBuffer();
+}
+
+describe('dot-matrix print', () => {
+  let pipeline: Pipeline;
+  let receipt: Buffer;
+
+  beforeAll(async () => {
+    pipeline = createPipeline({ ...loadConfig({}), ocrWorkers: 1 });
+    receipt = await dotted(await renderPage(await layoutPdf(MY_RECEIPT), 300));
+  });
+
+  afterAll(() => pipeline.close());
+
+  // Read as they are, the dots make no word at all: the receipt would fail as no_text_found.
+  it('is read with its strokes thickened, in an image', async () => {
+    const result = await pipeline.extract(decodeFile({ file: receipt.toString('base64'), file_name: 'receipt.png' }));
+    expect(fieldsOf(result)).toMatchObject(MY_RECEIPT_EXPECTED);
+  });
+
+  it('is read with its strokes thickened, in a scanned PDF', async () => {
+    const pdf = await scannedPagePdf(receipt, { box: [184, 200, 227, 440] });
+    const result = await pipeline.extract(decodeFile({ file: pdf.toString('base64'), file_name: 'receipt.pdf' }));
+    expect(result.document.pages[0]!.source).toBe('ocr');
+    expect(fieldsOf(result)).toMatchObject(MY_RECEIPT_EXPECTED);
   });
 });
 
