@@ -105,16 +105,30 @@ function surerReadingFirst(options: Chosen[], ctx: FinderContext): Chosen[] {
   return [{ ...surer, support: Math.max(surer.support, top.candidate.score + top.support - surer.candidate.score), notes: [...surer.notes, note] }, ...options.filter((o) => o !== surer)];
 }
 
+/**
+ * Tesseract's English model has no rupee sign and reads '₹' as '¥'. Yen have no cents, so a yen
+ * read by OCR at an amount with cents is taken for no currency: the one the document names
+ * elsewhere ("Rs -40.00") decides.
+ */
+const misreadYen = (code: string | null, printed: string, page: number | undefined, ctx: FinderContext) =>
+  code === 'JPY' && page !== undefined && ctx.ocr(page) && /\d[.,]\d{2}(?!\d)/.test(printed);
+
 /** The currency labelled as such, else the one written with the total (or another amount), else the one the document names most often. */
 function currencyFor(chosen: Map<string, Chosen>, labelled: Candidate[], ctx: FinderContext): Chosen | null {
   const best = ranked(labelled)[0];
   if (best) return best;
+  let yenMisread = false;
   for (const field of ['total_amount', 'subtotal', 'tax_amount']) {
     const amount = chosen.get(field)?.candidate;
     if (!amount) continue;
     const pair = ctx.pairs.find((p) => p.page === amount.page && p.valueBox === amount.bbox);
     const line = pair ? undefined : ctx.lines.find((l) => l.page === amount.page && l.line.row === amount.row);
-    const code = currencyOf(pair?.value ?? line?.line.text ?? '');
+    const printed = pair?.value ?? line?.line.text ?? '';
+    const code = currencyOf(printed);
+    if (misreadYen(code, printed, amount.page, ctx)) {
+      yenMisread = true;
+      continue;
+    }
     if (code) {
       return {
         candidate: { field: 'currency', value: code, score: 0.9, textConfidence: pair?.confidence ?? line?.line.confidence ?? 100, explanation: `currency written with the ${field.replace('_', ' ')} on page ${amount.page}`, page: amount.page, bbox: amount.bbox },
@@ -129,7 +143,7 @@ function currencyFor(chosen: Map<string, Chosen>, labelled: Candidate[], ctx: Fi
     // Peruvian soles, and "$000022185" a registration number OCR began with a dollar sign.
     const code = /\d[.,]\d{2}(?!\d)/.test(line) ? currencyOf(line) : null;
     const atAmount = code && (!line.includes(code) || new RegExp(`${code}\\s?-?\\d|\\d\\s?${code}`).test(line));
-    if (code && atAmount) counts.set(code, (counts.get(code) ?? 0) + 1);
+    if (code && atAmount && !(yenMisread && code === 'JPY')) counts.set(code, (counts.get(code) ?? 0) + 1);
   }
   const [code, count] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0] ?? [];
   if (!code || !count) return null;

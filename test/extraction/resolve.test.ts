@@ -135,6 +135,15 @@ describe('receipts', () => {
     expect(fields(tillRoll(['KEDAI MAJU SDN BHD', ['TOTAL', '$ 12.00']])).get('currency')!.value).toBe('USD');
   });
 
+  it("takes no yen from a '¥' OCR read at an amount with cents, but the currency the document names in letters", () => {
+    const rows = sheet(['Acme Retail Pvt. Ltd.', 'Price is inclusive of a discount of Rs -40.00', ['Grand Total', '¥ 319.00']]);
+    const scanned = new Map(extractFields(layoutDocument(rows, 'ocr')).map((f) => [f.field, f]));
+    expect(scanned.get('currency')).toMatchObject({ value: 'INR', explanation: expect.stringContaining('currency named on 1 line') });
+    expect(fields(rows).get('currency')!.value).toBe('JPY');
+    const yen = sheet(['Acme Retail Pvt. Ltd.', ['Grand Total', '¥ 319']]);
+    expect(new Map(extractFields(layoutDocument(yen, 'ocr')).map((f) => [f.field, f])).get('currency')!.value).toBe('JPY');
+  });
+
   it('takes the rounded total after the specks OCR read beside its label', () => {
     const found = fields(tillRoll(['KEDAI MAJU SDN BHD', ['TOTAL', 'RM 33.92'], ['ROUNDING ADJ', '-RM 0.02'], ['TOTAL ROUNDED 7) 9 0', 'RM 33.90'], ['CASH', 'RM 50.00'], ['CHANGE', 'RM 16.10']]));
     expect(found.get('total_amount')!.value).toBe('33.90');
