@@ -79,6 +79,19 @@ export function parseDate(text: string, order: DateOrder = 'day-first'): ParsedD
   return first && { value: first.value, matched: first.matched, ambiguous: first.ambiguous };
 }
 
+/** ISO 8601's basic form, as tills print it ("20180428/191204"): eight figures, a year of this or the last century first. */
+const COMPACT_YMD = /(?<!\d)((?:19|20)\d{2})(\d{2})(\d{2})(?!\d)/;
+
+/**
+ * A date written as eight figures. Only beside a date label: elsewhere eight figures are more
+ * often a number (an invoice's, a barcode's) than a date.
+ */
+export function parseCompactDate(text: string): ParsedDate | null {
+  const m = COMPACT_YMD.exec(text);
+  const value = m && iso(+m[1]!, +m[2]!, +m[3]!);
+  return value ? { value, matched: m[0], ambiguous: false } : null;
+}
+
 /**
  * Decides how a document writes its slashed dates. A slashed date with a first part above 12
  * proves day-first and one with a second part above 12 proves month-first; otherwise US cues

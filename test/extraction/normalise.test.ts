@@ -1,5 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { currencyOf, dateOrderOf, ibanValid, parseAmount, parseDate, snakeCase } from '../../src/extraction/normalise.js';
+import { currencyOf, dateOrderOf, ibanValid, parseAmount, parseCompactDate, parseDate, snakeCase } from '../../src/extraction/normalise.js';
+
+describe('parseCompactDate', () => {
+  it('reads eight figures as a year, a month and a day, as tills print them', () => {
+    expect(parseCompactDate(': 20180428/191204')).toEqual({ value: '2018-04-28', matched: '20180428', ambiguous: false });
+    expect(parseCompactDate('19991231')!.value).toBe('1999-12-31');
+  });
+
+  it('reads no date where the figures make none, or there are more of them', () => {
+    expect(parseCompactDate('20181328')).toBeNull();
+    expect(parseCompactDate('20180230')).toBeNull();
+    expect(parseCompactDate('12345678')).toBeNull();
+    expect(parseCompactDate('2018042801')).toBeNull();
+    expect(parseDate('20180428')).toBeNull();
+  });
+});
 
 describe('parseDate', () => {
   it.each([

@@ -135,6 +135,12 @@ describe('receipts', () => {
     expect(fields(tillRoll(['KEDAI MAJU SDN BHD', ['TOTAL', '$ 12.00']])).get('currency')!.value).toBe('USD');
   });
 
+  it('reads a date of eight figures beside a date label only', () => {
+    const labelled = fields(tillRoll(['KEDAI MAJU SDN BHD', ['Date/Time', ': 20180428/191204'], ['TOTAL', '12.00']]));
+    expect(labelled.get('invoice_date')).toMatchObject({ value: '2018-04-28', explanation: expect.stringContaining("label 'Date/Time'") });
+    expect(fields(tillRoll(['KEDAI MAJU SDN BHD', 'No 20180428', ['TOTAL', '12.00']])).get('invoice_date')).toBeUndefined();
+  });
+
   it("takes no yen from a '¥' OCR read at an amount with cents, but the currency the document names in letters", () => {
     const rows = sheet(['Acme Retail Pvt. Ltd.', 'Price is inclusive of a discount of Rs -40.00', ['Grand Total', '¥ 319.00']]);
     const scanned = new Map(extractFields(layoutDocument(rows, 'ocr')).map((f) => [f.field, f]));

@@ -1,5 +1,5 @@
 import { isKnownLabel, type ValueKind } from '../labels.js';
-import { currencyOf, type DateOrder, ibanValid, parseAmount, parseDate } from '../normalise.js';
+import { currencyOf, type DateOrder, ibanValid, parseAmount, parseCompactDate, parseDate } from '../normalise.js';
 import { EMAIL, PHONE } from '../patterns.js';
 import { isLegalFormOnly } from '../legal-forms.js';
 import { MONEY } from './amounts.js';
@@ -19,7 +19,7 @@ export function readValue(kind: ValueKind, text: string, order: DateOrder): Read
   const raw = text.replace(/\s+/g, ' ').trim().replace(/^[:：]\s*/, '');
   switch (kind) {
     case 'date': {
-      const date = parseDate(raw, order);
+      const date = parseDate(raw, order) ?? parseCompactDate(raw);
       if (!date) return null;
       return date.ambiguous ? { value: date.value, quality: 0.8, note: `day and month could be swapped; read ${order}` } : { value: date.value, quality: 1 };
     }
