@@ -81,9 +81,11 @@ export function resolveAmounts(of: (field: Candidate['field']) => Candidate[], i
     ...totals.flatMap((t) =>
       roundings.map((r) => {
         const amount = Math.round((t.amount! + r.amount!) * 100) / 100;
-        // What is paid is the total after its rounding adjustment.
+        // What is paid is the total after its rounding adjustment, which rounds it to five cents:
+        // a sum in other cents has a rounding OCR misread ("0.02" for -0.02).
         const adjusted = !agree(r.amount!, 0);
-        return { candidate: { ...t, value: money(amount), amount }, amount, beforeRounding: t.amount!, support: adjusted ? 0.05 : 0, notes: [`${t.value} with the rounding ${r.value}`] };
+        const support = !adjusted ? 0 : fiveCents(amount) ? 0.05 : -0.1;
+        return { candidate: { ...t, value: money(amount), amount }, amount, beforeRounding: t.amount!, support, notes: [`${t.value} with the rounding ${r.value}`] };
       }),
     ),
     ...unlabelled.map((a) => ({ candidate: a, amount: a.amount!, support: 0, notes: [] as string[] })),

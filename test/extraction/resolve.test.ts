@@ -119,7 +119,8 @@ describe('receipts', () => {
     const rows = tillRoll(['KEDAI MAJU SDN BHD', ['Sub Total (RM)', '106.10'], ['Total GST (RM)', '6.37'], ['Rounding (RM)', '-RM 0.02'], ['Total (RM)', '112.46']]);
     const scanned = new Map(extractFields(layoutDocument(rows, 'ocr')).map((f) => [f.field, f]));
     expect(scanned.get('total_amount')).toMatchObject({ value: '112.45', explanation: "label 'Total (RM)' on page 1, value to the right; printed 112.46, one figure off; equals subtotal 106.10 + tax 6.37 with the rounding -0.02" });
-    expect(fields(rows).get('total_amount')!.value).toBe('112.44');
+    // On a text layer the printed total stands: the rounding does not take it to five cents.
+    expect(fields(rows).get('total_amount')!.value).toBe('112.46');
   });
 
   it('reads no amount from a figure inside a word, and takes subtotal + tax over a "Total" that is the subtotal', () => {
@@ -133,6 +134,12 @@ describe('receipts', () => {
     const found = fields(tillRoll(['KEDAI MAJU SDN BHD', '$000046284', ['TOTAL', '12.00'], ['CASH', '20.00'], ['CHANGE', '8.00']]));
     expect(found.get('currency')).toBeUndefined();
     expect(fields(tillRoll(['KEDAI MAJU SDN BHD', ['TOTAL', '$ 12.00']])).get('currency')!.value).toBe('USD');
+  });
+
+  it('takes no total after a rounding that does not make five cents: OCR lost its minus sign', () => {
+    const receipt = (rounding: string) => fields(tillRoll(['TIMES BOOKSTORES', ['Total', 'RM 12.37'], ['Rounding Adjustments', rounding], ['Tendered-CASH', 'RM 50.00'], ['Change', 'RM 37.65']]));
+    expect(receipt('RM 0.02').get('total_amount')!.value).toBe('12.37');
+    expect(receipt('RM -0.02').get('total_amount')).toMatchObject({ value: '12.35', explanation: expect.stringContaining('12.37 with the rounding -0.02') });
   });
 
   it('reads a date of eight figures beside a date label only', () => {
