@@ -391,6 +391,12 @@ describe('headerBlock', () => {
     // Trade words alone under a name say what the business is: the name above is the vendor.
     const described = layoutDocument(tillRoll(['THREE STOOGES', 'BISTRO & CAFE', '109, SS21/1A,', 'DAMANSARA UTAMA', 'GST ID : 001661886464', ['TOTAL', '9.90']]));
     expect(run(headerBlock, described).map((c) => c.value)).toEqual(['THREE STOOGES', '109, SS21/1A, DAMANSARA UTAMA']);
+    // No name above the address: the row right above it is the name when it reads as one but for its figures.
+    const numbered = layoutDocument(tillRoll(['32 PUB & BISTRO own by CNU TRADING', '78G, JALAN SS21/62,', 'DAMANSARA UTAMA,', '47400 PETALING JAYA', 'GST ID : 001661886464', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, numbered).map((c) => [c.value, c.explanation])).toEqual([
+      ['32 PUB & BISTRO own by CNU TRADING', 'name line above the address of the header block on page 1'],
+      ['78G, JALAN SS21/62, DAMANSARA UTAMA, 47400 PETALING JAYA', '3 address lines under the vendor name in the header block on page 1'],
+    ]);
     const items = layoutDocument(tillRoll(['WATSONS PERSONAL CARE STORES SDN BHD', 'GST Reg No. 000947339264', '22241 WS CUT SCISSORS 18.00 SR', ['TOTAL', '18.00']]));
     expect(run(headerBlock, items).map((c) => c.field)).toEqual(['vendor_name']);
     // The line after the postcode is the state, not a heading that holds a label's word.

@@ -184,6 +184,9 @@ export const headerBlock: Finder = (ctx) => {
     start = firstAddress >= 0 ? kinds.lastIndexOf('name') : kinds.indexOf('name');
     how = firstAddress >= 0 ? 'name line above the address' : 'first name line';
   }
+  // "32 PUB & BISTRO own by CNU TRADING": with no name above the address, the row right above it
+  // is the name when it reads as one but for its figures.
+  if (start < 0 && firstAddress > 0 && above.at(-1)!.kind === 'other' && readsLikeName(above.at(-1)!.text.replace(/\d+/g, '').trim())) start = above.length - 1;
   if (start < 0) return [];
   // "PASARAYA BORONG PINTAR" over "SDN BHD", "THE COFFEE BEAN" over "& TEA LEAF (M) SDN BHD": the company line only ends the name above it.
   const onlyEnds = isLegalFormOnly(above[start]!.text) || /^(?:&|(?:restaurant|restoran|sdn|bhd|s\/b)\b)/i.test(above[start]!.text.trim());
