@@ -194,6 +194,14 @@ describe('amountRows', () => {
     expect(spacedOut).toEqual([{ field: 'total_amount', value: '1.38', explanation: "label 'TOTAL' and the amount on one row on page 1 (read as '1 . 3 8')" }]);
   });
 
+  it('mends the letter O OCR read as a zero in a label word, on OCR pages only', () => {
+    const rows = tillRoll([['Total Incl.0f GST', '60.00']]);
+    expect(found(amountRows, layoutDocument(rows, 'ocr'))).toEqual([
+      { field: 'total_amount', value: '60.00', explanation: "label 'Total Incl.Of GST' and the amount on one row on page 1 (label contains 'total')" },
+    ]);
+    expect(found(amountRows, layoutDocument(rows))).toEqual([]);
+  });
+
   it('leaves rows whose text is no label (items, dates) alone', () => {
     expect(found(amountRows, layoutDocument(tillRoll([['NOTEBOOK A5', '17.00'], ['15/03/2018', '14:25'], ['2 x 8.50', '17.00']])))).toEqual([]);
   });
