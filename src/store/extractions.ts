@@ -108,9 +108,11 @@ export function extractionsRepository(db: Db, instanceId: string) {
         result.status === 'completed'
           ? { ...result, fields: JSON.stringify(result.fields), e_invoice: result.e_invoice ? JSON.stringify(result.e_invoice) : null, completed_at }
           : { ...result, completed_at };
+      // Serialised before the transaction begins, so that the connection (SQLite's only one) is not held meanwhile.
+      const body = document && JSON.stringify(document);
       return db.transaction(async (trx) => {
         if ((await trx<Row>('extractions').where({ id, status: 'processing' }).update(changes)) === 0) return false;
-        if (document) await trx('extraction_documents').insert({ extraction_id: id, body: JSON.stringify(document) });
+        if (body) await trx('extraction_documents').insert({ extraction_id: id, body });
         await announce?.(trx, fromRow((await trx<Row>('extractions').where({ id }).first())!));
         return true;
       });
