@@ -405,6 +405,9 @@ describe('headerBlock', () => {
       ['32 PUB & BISTRO own by CNU TRADING', 'name line above the address of the header block on page 1'],
       ['78G, JALAN SS21/62, DAMANSARA UTAMA, 47400 PETALING JAYA', '3 address lines under the vendor name in the header block on page 1'],
     ]);
+    // A number before a street's name is a lot number whose "LOT" OCR misread, not a postcode: the address goes on.
+    const lotMisread = layoutDocument(tillRoll(['ISNI PETRO TRADING', '[.0T 2685 JLN GENTING KLANG', '53300 KL', 'Tel: 03-40212008', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, lotMisread)[1]!.value).toBe('[.0T 2685 JLN GENTING KLANG 53300 KL');
     const items = layoutDocument(tillRoll(['WATSONS PERSONAL CARE STORES SDN BHD', 'GST Reg No. 000947339264', '22241 WS CUT SCISSORS 18.00 SR', ['TOTAL', '18.00']]));
     expect(run(headerBlock, items).map((c) => c.field)).toEqual(['vendor_name']);
     // The line after the postcode is the state, not a heading that holds a label's word.

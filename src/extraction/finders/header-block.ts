@@ -11,7 +11,7 @@ import { COLUMN_HEADING, readsLikeName } from '../vendor.js';
 import { meanConfidence } from './words.js';
 import type { Candidate, Finder } from './types.js';
 
-const words = JSON.parse(readFileSync(fileURLToPath(new URL('../lexicon/address.json', import.meta.url)), 'utf8')) as Record<'street' | 'business' | 'registration' | 'street_suffixes', string[]>;
+const words = JSON.parse(readFileSync(fileURLToPath(new URL('../lexicon/address.json', import.meta.url)), 'utf8')) as Record<'thoroughfares' | 'street' | 'business' | 'registration' | 'street_suffixes', string[]>;
 const phrases = (list: string[]) => list.map((w) => ` ${foldPhrase(w)} `);
 const STREET = phrases(words.street);
 const BUSINESS = phrases(words.business);
@@ -30,7 +30,14 @@ const POSTCODE = /(?<![\d-])\d{4,6}(?![\d-])/;
 const UK_POSTCODE = /\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}\b/;
 const HOUSE_NUMBER = /^[^\p{L}\p{N}]*(?:no\.?\s*[:：]?\s*\d|(?:lot|unit|block|blk)\b|\d{1,5}[A-Za-z]?\s*[,.]\s*\p{L}|\d{1,5}[A-Za-z]?,\s+\w+\/|(?=[A-Z-]*\d)[A-Z\d]{1,4}(?:-[A-Z\d]{1,4}){1,3}\s*,\s*\p{L})/iu;
 /** The line that ends an address: a postcode followed by its place ("43300 SERI KEMBANGAN"), not a lot number ("LOT 1851,", "LOT 34817 JALAN") or a street's ("JALAN 3/1378 BATU 5"). */
-const POSTCODE_PLACE = /(?<![\d/&-])(?<!\b(?:lot|no|unit|blk|block)\.?\s*)\d{4,6}\s+\p{L}{3,}/iu;
+const POSTCODE_PLACE = /(?<![\d/&-])(?<!\b(?:lot|no|unit|blk|block)\.?\s*)\d{4,6}\s+(\p{L}{3,})/iu;
+const THOROUGHFARES = new Set(words.thoroughfares);
+
+/** A postcode and its place; a number before a street's name ("2685 JLN GENTING", its "LOT" misread) is a lot or house number. */
+function isPostcodeLine(text: string): boolean {
+  const m = POSTCODE_PLACE.exec(text);
+  return (m !== null && !THOROUGHFARES.has(foldPhrase(m[1]!))) || UK_POSTCODE.test(text);
+}
 /** A company or tax registration number alone, often in brackets: "(933109-X)", "JM0325955-V". */
 const REGISTRATION_NUMBER = /^[({[]?[A-Z]{0,3}\s?\d{4,}[-\s]?[A-Z]?\)?\.?$/;
 const HEADER_ROWS = 14;
@@ -158,7 +165,7 @@ function addressStart(rows: Row[], end: number, firstAddress: number): number {
   let next = end + 1;
   while (next < firstAddress && rows[next]!.kind === 'registration') next += 1;
   const between = rows.slice(next, firstAddress);
-  const postcodeFirst = POSTCODE_PLACE.test(rows[firstAddress]!.text) || UK_POSTCODE.test(rows[firstAddress]!.text);
+  const postcodeFirst = isPostcodeLine(rows[firstAddress]!.text);
   if (postcodeFirst && between.length <= 2 && between.every((r) => r.kind === 'name' || r.kind === 'other')) return next;
   // "NO PERJIRANAN 10," over "TAMAN AIR BIRU,": a line ending in a comma goes on into the address under it.
   const continued = between.length === 1 && /\d.*,$/.test(between[0]!.text.trim()) && (between[0]!.kind === 'name' || between[0]!.kind === 'other');
@@ -223,7 +230,7 @@ export const headerBlock: Finder = (ctx) => {
       if (afterPostcode >= 0 && (afterPostcode >= AFTER_POSTCODE || /\d/.test(row.text) || row.text.trim().split(/\s+/).length > 3 || hasLabelWord(row.text))) break;
       block.push(row);
       if (afterPostcode >= 0) afterPostcode += 1;
-      else if ((POSTCODE_PLACE.test(row.text) || UK_POSTCODE.test(row.text)) && row.kind === 'address') afterPostcode = 0;
+      else if (isPostcodeLine(row.text) && row.kind === 'address') afterPostcode = 0;
     }
     const addressLines = block.flatMap((r) => r.lines);
     out.push({
