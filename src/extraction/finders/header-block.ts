@@ -111,8 +111,8 @@ function kindOf(text: string, lines: Line[]): Kind {
   if (REGISTRATION_NUMBER.test(trimmed.replace(/\s+/g, ' ')) || has(trimmed, REGISTRATION)) return 'registration';
   // "22241 WS CUT SCISSORS 18.00 SR": an item and its price, however like a postcode its code reads.
   if (PRICED.test(trimmed)) return 'other';
-  // "(TONYMOLY SHOP (95874))": a remark in brackets, however like a postcode its number reads.
-  if (/^\(.*\)$/.test(trimmed)) return 'other';
+  // "(TONYMOLY SHOP (95874))": a remark in brackets, however like a postcode its number reads, and however OCR read the brackets ("{JALAN KLANG LAMA}").
+  if (/^[({[].*[)}\]]$/.test(trimmed)) return 'other';
   // "VIVOPAC MARKETING SDN BHD (1070687-M)": the registration number reads like a phone number; the name before it decides.
   const named = nameOf(trimmed);
   if (named !== trimmed && (hasLegalForm(named) || business(named)) && readsLikeName(named)) return 'name';
