@@ -121,14 +121,17 @@ export interface LabelMatch {
   entry: string;
   /** 0-1: the share of the label's words the lexicon phrase covers. */
   coverage: number;
+  /** The phrase names a reference the document carries ("Booking ID", "Ref No"), which its own number ("Invoice No") outranks. */
+  secondary: boolean;
 }
 
 const lexicon = loadLexicon(lexiconDir('labels'), normaliseLabel);
 
-const modifiers = JSON.parse(readFileSync(`${lexiconDir('.')}/label-modifiers.json`, 'utf8')) as Record<'excluding' | 'including', string[]>;
+const modifiers = JSON.parse(readFileSync(`${lexiconDir('.')}/label-modifiers.json`, 'utf8')) as Record<'excluding' | 'including' | 'secondary', string[]>;
 const anyOf = (phrases: string[]) => new RegExp(`(?:^| )(?:${phrases.map((p) => foldPhrase(p)).join('|')})(?: |$)`);
 const EXCLUDING = anyOf(modifiers.excluding);
 const INCLUDING = anyOf(modifiers.including);
+const SECONDARY = new Set(modifiers.secondary.map((p) => foldPhrase(normaliseLabel(p))));
 
 /**
  * "Total Sales (Excluding GST)", "Summe ohne MwSt": a total named as before tax is the subtotal,
@@ -176,7 +179,7 @@ export function matchLabel(label: string): LabelMatch | null {
     // "Zeal Cash & Carry Sdn. Bhd." holds the phrase "cash" but is a company's name, not a label; "Total Inc." is a label.
     const company = hasLegalForm(label) && !matchLabel(withoutLegalForm(label))?.exact;
     const loose = !found.exact && (fields.some((f) => !LOOSE_KINDS.has(f.kind)) || normaliseLabel(label).split(' ').length > LOOSE_MAX_WORDS || /\d/.test(normaliseLabel(label)) || company);
-    if (!loose || found.exact) match = { fields: beforeTax(label, fields), exact: found.exact, entry: found.entry, coverage: found.coverage };
+    if (!loose || found.exact) match = { fields: beforeTax(label, fields), exact: found.exact, entry: found.entry, coverage: found.coverage, secondary: SECONDARY.has(found.entry) };
   }
   if (known.size >= KNOWN_MAX) known.clear();
   known.set(label, match);

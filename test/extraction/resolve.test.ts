@@ -142,6 +142,11 @@ describe('receipts', () => {
     expect(receipt('RM -0.02').get('total_amount')).toMatchObject({ value: '12.35', explanation: expect.stringContaining('12.37 with the rounding -0.02') });
   });
 
+  it("takes a booking ID for the document's number only where no invoice number is printed", () => {
+    expect(of(['Acme Hotels Ltd', ['Booking ID', 'IBZY2087'], ['Grand Total', '1939.00']]).get('invoice_number')).toMatchObject({ value: 'IBZY2087', explanation: "label 'Booking ID' on page 1, value to the right" });
+    expect(of(['Acme Hotels Ltd', ['Booking ID', 'BK77'], ['Invoice No', 'INV-2024-001'], ['Grand Total', '1939.00']]).get('invoice_number')!.value).toBe('INV-2024-001');
+  });
+
   it('reads a date of eight figures beside a date label only', () => {
     const labelled = fields(tillRoll(['KEDAI MAJU SDN BHD', ['Date/Time', ': 20180428/191204'], ['TOTAL', '12.00']]));
     expect(labelled.get('invoice_date')).toMatchObject({ value: '2018-04-28', explanation: expect.stringContaining("label 'Date/Time'") });

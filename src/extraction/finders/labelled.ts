@@ -7,9 +7,14 @@ import type { Candidate, Finder } from './types.js';
 /** Contact and tax details under the customer's label are the customer's, not the vendor's. */
 const VENDOR_DETAILS = new Set(['vendor_tax_id', 'email', 'phone', 'iban']);
 
-/** How strongly a label points to its field: a lexicon phrase most, one contained among other words less, the less of it the phrase covers. */
+/**
+ * How strongly a label points to its field: a lexicon phrase most, one naming a reference the
+ * document carries ("Booking ID" beside "Invoice No") less, one contained among other words less
+ * still, the less of it the phrase covers.
+ */
 export function labelStrength(match: LabelMatch): number {
-  return match.exact ? 0.95 : 0.55 + 0.3 * match.coverage;
+  if (!match.exact) return 0.55 + 0.3 * match.coverage;
+  return match.secondary ? 0.85 : 0.95;
 }
 
 export function labelExplanation(pair: LabelValue, note?: string): string {
