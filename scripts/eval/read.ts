@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { extractFields } from '../../src/extraction/fields.js';
-import { createPipeline, type Pipeline } from '../../src/extraction/pipeline.js';
+import { createPipeline, readByOcr, type Pipeline } from '../../src/extraction/pipeline.js';
 import type { EInvoice } from '../../src/extraction/einvoice/read.js';
 import type { ContentType, DocumentText, FoundField } from '../../src/extraction/types.js';
 import type { OcrCache } from './cache.js';
@@ -52,7 +52,7 @@ export function createReader(cache: OcrCache): Reader {
     if (hit) return hit;
     try {
       const document = await make();
-      if (document.pages.some((p) => p.source === 'ocr' || p.pictures)) cache.put(bytes, variant, document);
+      if (document.pages.some(readByOcr)) cache.put(bytes, variant, document);
       return document;
     } catch (err) {
       console.log(`${name}: not read (${(err as Error).message})`);

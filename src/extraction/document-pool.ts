@@ -106,6 +106,22 @@ export function createDocumentPool(config: DocumentPoolConfig, logger?: Logger):
     });
   }
 
+  /**
+   * A job of one request on a worker of its own, released once answered. The request is made once
+   * the worker is there, so that an upload refused for a full queue is not copied first.
+   */
+  async function oneJob<T>(doing: string, continuation: boolean, type: string, request: () => { payload: unknown; transfer?: ArrayBuffer[] }, pages?: number): Promise<T> {
+    const job = await acquire(doing, continuation, pages);
+    try {
+      const { payload, transfer } = request();
+      return await job.call<T>(type, payload, transfer);
+    } catch (err) {
+      throw failure(err, doing, pages);
+    } finally {
+      job.release();
+    }
+  }
+
   return {
     async openPdf(bytes) {
       const doing = 'Reading the PDF';
@@ -152,41 +168,14 @@ export function createDocumentPool(config: DocumentPoolConfig, logger?: Logger):
       };
     },
     async prepareImage(bytes) {
-      const doing = 'Preparing the image';
-      const job = await acquire(doing, false);
-      const file = outgoing(bytes);
-      const request: ImageRequest = { bytes: file, limits: { maxImagePixels: config.maxImagePixels } };
-      try {
-        return incoming(await job.call<GrayImage>('prepareImage', request, [file.buffer as ArrayBuffer]));
-      } catch (err) {
-        throw failure(err, doing);
-      } finally {
-        job.release();
-      }
+      const image = await oneJob<GrayImage>('Preparing the image', false, 'prepareImage', () => {
+        const file = outgoing(bytes);
+        return { payload: { bytes: file, limits: { maxImagePixels: config.maxImagePixels } } satisfies ImageRequest, transfer: [file.buffer as ArrayBuffer] };
+      });
+      return incoming(image);
     },
-    async thicken(image) {
-      const doing = 'Preparing the image';
-      const job = await acquire(doing, true);
-      try {
-        return incoming(await job.call<GrayImage>('thicken', image));
-      } catch (err) {
-        throw failure(err, doing);
-      } finally {
-        job.release();
-      }
-    },
-    async fields(document) {
-      const doing = 'Finding the fields in the document';
-      const pages = document.pages.length;
-      const job = await acquire(doing, true, pages);
-      try {
-        return await job.call<FoundField[]>('fields', packDocument(document));
-      } catch (err) {
-        throw failure(err, doing, pages);
-      } finally {
-        job.release();
-      }
-    },
+    thicken: async (image) => incoming(await oneJob<GrayImage>('Preparing the image', true, 'thicken', () => ({ payload: image }))),
+    fields: (document) => oneJob<FoundField[]>('Finding the fields in the document', true, 'fields', () => ({ payload: packDocument(document) }), document.pages.length),
     ready: () => pool.ready(),
     close: () => pool.close(),
   };

@@ -61,6 +61,9 @@ interface Read {
 
 const hasText = (pages: PageText[]) => pages.some((p) => p.lines.length);
 
+/** Whether OCR read the page, or the pictures on its text layer: what a PDF's document worker does not have of it. */
+export const readByOcr = (page: PageText) => page.source === 'ocr' || page.pictures !== undefined;
+
 /** A page's mean word confidence, weighted by the words' letters and digits, at or above which it reads the right way up. */
 const LEGIBLE = 60;
 /** A turned page must read this many times as many confident characters as the page as it is. */
@@ -284,7 +287,7 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
       await Promise.all(reading);
       if (failure) throw failure.error;
       if (!hasText(pages)) return { pages, fields: [], eInvoice: null };
-      const fieldsOf = async (read: PageText[]): Promise<Read> => ({ pages: read, ...(await pdf.fields(read.filter((p) => p.source === 'ocr' || p.pictures))) });
+      const fieldsOf = async (read: PageText[]): Promise<Read> => ({ pages: read, ...(await pdf.fields(read.filter(readByOcr))) });
       return await readAgainIfDoubtful(await fieldsOf(pages), ocrRead, fieldsOf);
     } finally {
       await pdf.close();
