@@ -421,9 +421,25 @@ describe('headerBlock', () => {
     // A stain read as letters and marks ends an address that has no postcode line to end it.
     const stained = layoutDocument(tillRoll(['PERNIAGAAN RIANG RIA SDN BHD', 'NO7,JLN UERO,SHAH ALAM.', 'ey et oe —_——', '27" T.5 BASIN', ['TOTAL', '9.90']]));
     expect(run(headerBlock, stained)[1]!.value).toBe('NO7,JLN UERO,SHAH ALAM.');
-    // A title after a speck OCR read before it still ends the header.
-    const titleSpecked = layoutDocument(tillRoll(['PERNIAGAAN RIANG RIA', '® TAX INVOICE', 'NO7,JLN UERO,SHAH ALAM.', ['TOTAL', '9.90']]));
-    expect(run(headerBlock, titleSpecked).map((c) => c.value)).toEqual(['PERNIAGAAN RIANG RIA']);
+    // A title between the name and its address, a speck OCR read before it, is passed over; a full stop ends an address without a postcode.
+    const titleSpecked = layoutDocument(tillRoll(['PERNIAGAAN RIANG RIA', '® TAX INVOICE', 'NO7,JLN UERO,SHAH ALAM.', '27" T.5 BASIN BEGAR', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, titleSpecked).map((c) => c.value)).toEqual(['PERNIAGAAN RIANG RIA', 'NO7,JLN UERO,SHAH ALAM.']);
+    // A title with no address under it still ends the header.
+    const titleOnly = layoutDocument(tillRoll(['PERNIAGAAN RIANG RIA', 'TAX INVOICE', 'CASHIER AMIN', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, titleOnly).map((c) => c.value)).toEqual(['PERNIAGAAN RIANG RIA']);
+    // A full stop inside an address whose next line goes on with the street does not end it.
+    const mall = layoutDocument(tillRoll(['TONYMOLY SDN BHD', 'UNIT L1-044B. VIVACITY MEGAMALL.', 'JALAN WAN ALWI,', '93350 KUCHING, SARAWAK.', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, mall)[1]!.value).toBe('UNIT L1-044B. VIVACITY MEGAMALL. JALAN WAN ALWI, 93350 KUCHING, SARAWAK.');
+    // A running number stamped before the company line is neither name nor address.
+    const stamped = layoutDocument(tillRoll(['#000002 BAIFU (M) Sdn Bhd', 'COMPANY NO(814198-X)', 'NO. 3, JALAN TIN', '43000 KAJANG', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, stamped).map((c) => c.value)).toEqual(['BAIFU (M) Sdn Bhd', 'NO. 3, JALAN TIN 43000 KAJANG']);
+    // A street under a short heading ("HQ:") is the address; a branch in brackets under the postcode line is part of it.
+    const headed = layoutDocument(tillRoll(['LITTLE CRAVINGS SDN BHD (562007-D)', 'HQ: 7, JLN SS21/34, 47400 PJ', 'TEL 03-77282288', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, headed)[1]!.value).toBe('HQ: 7, JLN SS21/34, 47400 PJ');
+    const branch = layoutDocument(tillRoll(['MR D.I.Y. (JOHOR) SDN BHD', 'LOT 1851-A, JALAN KPB 6,', '43300 SERI KEMBANGAN, SELANGOR', '(MR DIY TESCO TERBAU)', 'TEL 03-77282288', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, branch)[1]!.value).toBe('LOT 1851-A, JALAN KPB 6, 43300 SERI KEMBANGAN, SELANGOR (MR DIY TESCO TERBAU)');
+    const cashier = layoutDocument(tillRoll(['MR D.I.Y. (JOHOR) SDN BHD', 'Cashier: 7, Counter 2', 'LOT 1851-A, JALAN KPB 6,', '43300 SERI KEMBANGAN', '(TEL 03-77282288)', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, cashier)[1]!.value).toBe('LOT 1851-A, JALAN KPB 6, 43300 SERI KEMBANGAN');
     // A lot number is no postcode, and a remark in brackets no address line, whatever their figures.
     const lot = layoutDocument(tillRoll(['THE STORE (MALAYSIA) SDN BHD', 'WWW.TSTORE.COM.MY', 'LOT 34817 JALAN BATU AMBAR', 'TAMAN KOK LIAN', '51200 KUALA LUMPUR', 'GST REG NO: 000123456789', ['TOTAL', '9.90']]));
     expect(run(headerBlock, lot)[1]!.value).toBe('LOT 34817 JALAN BATU AMBAR TAMAN KOK LIAN 51200 KUALA LUMPUR');

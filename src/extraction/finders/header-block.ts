@@ -59,6 +59,12 @@ function nameOf(text: string): string {
 /** An address ends soon after its postcode line: at most this many short lines (state, country) follow it. */
 const AFTER_POSTCODE = 1;
 
+/** A line ending in a full stop, not in an abbreviation's ("NO.", "JLN."). */
+const FULL_STOP = /\p{L}{3,}\.\s*$/u;
+
+/** A remark in brackets without a figure: a branch's name, never its phone or registration number. */
+const BRANCH_REMARK = /^[({[][^\d]*[)}\]]$/;
+
 /** Labelled details a letterhead carries beside the company's name and address. */
 const LETTERHEAD_FIELDS = new Set(['vendor_tax_id', 'phone', 'email']);
 
@@ -97,6 +103,21 @@ function tradeOnly(text: string): boolean {
   return !rest.replace(/\b(?:and|dan)\b/g, ' ').trim();
 }
 
+/** A document title, whatever specks OCR read before it ("® TAX INVOICE"). */
+const isTitleRow = (text: string) => startsWithTitle(text.trim().replace(/^[^\p{L}\p{N}]+/u, ''));
+
+/** A receipt's running number stamped before its first line ("#000002 BAIFU (M) Sdn Bhd"). */
+const RUNNING_NUMBER = /^#\d+\s+(?=\p{L})/u;
+
+/** A short heading before a colon ("HQ:", "Branch:"). */
+const HEADING = /^\p{L}[\p{L} ]{0,15}[:：]\s*(.+)$/u;
+
+/** A street with its street word or postcode after a heading: "HQ: 7, JLN SS21/34, 47400 PJ", not "Cashier: 7, Counter 2". */
+function isHeadedStreet(text: string): boolean {
+  const rest = HEADING.exec(text)?.[1];
+  return rest !== undefined && isStreetLine(rest) && (has(rest, STREET) || POSTCODE.test(rest));
+}
+
 function kindOf(text: string, lines: Line[]): Kind {
   // A colon OCR read before a row is a speck, not the end of a label.
   const trimmed = text.trim().replace(/^[:：]\s*/, '');
@@ -105,7 +126,7 @@ function kindOf(text: string, lines: Line[]): Kind {
   const labels = lines.flatMap((l) => matchLabel(l.text.replace(/\s*[:：]\s*$/, ''))?.fields ?? []);
   const letterhead = (matchLabel(trimmed.replace(/\s*[:：].*$/, ''))?.fields ?? labels).every((f) => LETTERHEAD_FIELDS.has(f.field));
   if (lines.length > 1 && labels.length && !letterhead) return 'end';
-  if (startsWithTitle(trimmed.replace(/^[^\p{L}\p{N}]+/u, '')) || parseDate(trimmed) || COLUMN_HEADING.test(trimmed.split(/\s+/).slice(0, 3).join(' '))) return 'end';
+  if (isTitleRow(trimmed) || parseDate(trimmed) || COLUMN_HEADING.test(trimmed.split(/\s+/).slice(0, 3).join(' '))) return 'end';
   // "GST ID: 0012", "TEL: 07-35": letterheads carry labelled details; they stop an address, not the header.
   if (isKnownLabel(trimmed.replace(/\s*[:：].*$/, ''))) return 'contact';
   if (REGISTRATION_NUMBER.test(trimmed.replace(/\s+/g, ' ')) || has(trimmed, REGISTRATION)) return 'registration';
@@ -116,7 +137,7 @@ function kindOf(text: string, lines: Line[]): Kind {
   // "VIVOPAC MARKETING SDN BHD (1070687-M)": the registration number reads like a phone number; the name before it decides.
   const named = nameOf(trimmed);
   if (named !== trimmed && (hasLegalForm(named) || business(named)) && readsLikeName(named)) return 'name';
-  const street = isStreetLine(trimmed);
+  const street = isStreetLine(trimmed) || isHeadedStreet(trimmed);
   // An address line may hold a colon ("NO: 1-1&2 GROUND FLOOR"); a phone, mail or web address it does not.
   if (isAddressOrContact(trimmed.replace(/[:：]/g, ' ')) && !street) return 'contact';
   if (street) return 'address';
@@ -140,13 +161,16 @@ function headerRows(lines: Line[]): Row[] {
       continue;
     }
     // A row is whole once the next one starts: the header ends at the first date, title or label
-    // under a name; one above every name ("TAX INVOICE" over the company) is passed over.
+    // under a name; one above every name ("TAX INVOICE" over the company) is passed over, and so is a
+    // title between the name and an address under it ("PERNIAGAAN RIANG RIA" / "TAX INVOICE" / "NO7,JLN UERO,SHAH ALAM.").
     if (last && kindOf(last.text, last.lines) === 'end') {
-      if (rows.some((r) => kindOf(r.text, r.lines) === 'name')) break;
+      const named = rows.some((r) => kindOf(r.text, r.lines) === 'name');
+      const addressUnder = isTitleRow(last.text) && kindOf(line.text, [line]) === 'address' && !rows.some((r) => kindOf(r.text, r.lines) === 'address');
+      if (named && !addressUnder) break;
       rows.pop();
     }
     if (rows.length >= HEADER_ROWS || line.bbox.y > 0.5) break;
-    rows.push({ text: line.text, lines: [line], kind: 'other', business: false });
+    rows.push({ text: line.text.replace(RUNNING_NUMBER, ''), lines: [line], kind: 'other', business: false });
   }
   for (const row of rows) {
     row.kind = kindOf(row.text, row.lines);
@@ -227,7 +251,11 @@ export const headerBlock: Finder = (ctx) => {
     let afterPostcode = -1;
     for (const row of rows.slice(from)) {
       if (row.kind === 'contact' || row.kind === 'registration' || block.length >= 5 || specks(row.text)) break;
-      if (afterPostcode >= 0 && (afterPostcode >= AFTER_POSTCODE || /\d/.test(row.text) || row.text.trim().split(/\s+/).length > 3 || hasLabelWord(row.text))) break;
+      // "NO7,JLN UERO,SHAH ALAM.": a full stop ends the address unless more of it follows.
+      if (afterPostcode < 0 && block.length && FULL_STOP.test(block.at(-1)!.text) && row.kind !== 'address') break;
+      // "(MR DIY TESCO TERBAU)" right under the postcode line names the branch at that address.
+      const branch = afterPostcode === 0 && BRANCH_REMARK.test(row.text.trim());
+      if (afterPostcode >= 0 && !branch && (afterPostcode >= AFTER_POSTCODE || /\d/.test(row.text) || row.text.trim().split(/\s+/).length > 3 || hasLabelWord(row.text))) break;
       block.push(row);
       if (afterPostcode >= 0) afterPostcode += 1;
       else if (isPostcodeLine(row.text) && row.kind === 'address') afterPostcode = 0;
