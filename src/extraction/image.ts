@@ -165,6 +165,14 @@ export async function turnPage(image: GrayImage, degrees: number): Promise<GrayI
   return encodePgm(page.gray, page.width, page.height, (image.rotation ?? 0) + degrees);
 }
 
+/** A prepared page `factor` times larger each way, its rotation kept, for a page whose print is too small to read well. */
+export async function enlargePage(image: GrayImage, factor: number): Promise<GrayImage> {
+  const width = Math.round(image.width * factor);
+  const height = Math.round(image.height * factor);
+  const gray = await sharp(pixelsOf(image), { raw: { width: image.width, height: image.height, channels: 1 } }).resize(width, height, { fit: 'fill', kernel: 'cubic' }).grayscale().raw().toBuffer();
+  return encodePgm(gray, width, height, image.rotation);
+}
+
 /** Converts RGBA pixels (a rendered PDF page) to the grayscale image OCR reads. */
 export async function toPgm(rgba: Buffer, width: number, height: number): Promise<GrayImage> {
   const gray = await sharp(rgba, { raw: { width, height, channels: 4 } }).grayscale().raw().toBuffer();

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { DocumentError } from '../errors.js';
-import { turnPage } from './image.js';
+import { enlargePage, turnPage } from './image.js';
 import { wordsToLines } from './layout.js';
 import type { OcrLanguage } from './ocr-languages.js';
 import { createOcrPool } from './ocr-pool.js';
@@ -73,6 +73,18 @@ const TURNED_GAIN = 2;
  * portrait page fed sideways, a portrait one a page fed upside down.
  */
 const turnsFor = (image: GrayImage) => (image.width > image.height ? [90, 270, 180] : [180, 90, 270]);
+
+/** Print under this many pixels high (the median of confidently read words of three letters or digits) is read again enlarged. */
+const SMALL_PRINT = 24;
+const ENLARGE = 1.5;
+/** The long side an enlarged page stays within, as a prepared image does (./image.ts). */
+const MAX_LONG_SIDE = 4200;
+
+/** The median height of the words read confidently, as a fraction of the page's height; 0 without such words. */
+function medianWordHeight(words: Word[]): number {
+  const heights = words.filter((w) => w.confidence > 60 && /[\p{L}\p{N}]{3}/u.test(w.text)).map((w) => w.bbox.height).sort((a, b) => a - b);
+  return heights[Math.floor(heights.length / 2)] ?? 0;
+}
 
 /** Letters and digits read, each weighted by its word's confidence (0-100). */
 function confidentCharacters(words: Word[]): { weighted: number; characters: number } {
@@ -189,7 +201,7 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
    * reads poorly every way up, a little better turned now and then: it stays as it is.
    */
   async function upright(levelled: GrayImage, languages: OcrLanguage[] | undefined, continuation: boolean, thicken: Thicken): Promise<PageRead> {
-    const asIs = await levelledOrNot(levelled, languages, continuation);
+    const asIs = await largerIfSmall(await levelledOrNot(levelled, languages, continuation), languages);
     if (legible(asIs.words)) return asIs;
     const { image } = asIs;
     const read = confidentCharacters(asIs.words).weighted;
@@ -202,6 +214,20 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
       if (legible(words) && confidentCharacters(words).weighted > TURNED_GAIN * read) return { words, image: turned };
     }
     return best;
+  }
+
+  /**
+   * A page whose print came out small (a till slip photographed or scanned whole on a large
+   * sheet) read again enlarged, the reading with more confident characters kept. Tesseract reads
+   * best with capitals some 20 to 40 pixels high; enlarging larger print loses more than it gains.
+   */
+  async function largerIfSmall(page: PageRead, languages: OcrLanguage[] | undefined): Promise<PageRead> {
+    const height = medianWordHeight(page.words) * page.image.height;
+    const factor = Math.min(ENLARGE, MAX_LONG_SIDE / Math.max(page.image.width, page.image.height));
+    if (!height || height >= SMALL_PRINT || factor <= 1) return page;
+    const image = await enlargePage(page.image, factor);
+    const words = await pool.recognize(image, { continuation: true, languages });
+    return confidentCharacters(words).weighted > confidentCharacters(page.words).weighted ? { words, image } : page;
   }
 
   /**
