@@ -464,6 +464,10 @@ describe('headerBlock', () => {
     expect(run(headerBlock, rest)[0]!.value).toBe('URBAN IDEA SDN BHD');
     const specks = layoutDocument(tillRoll(['PRINT EXPERT SDN BHD by ol', 'NO. 3, JALAN TIN', '43000 KAJANG', ['TOTAL', '9.90']]));
     expect(run(headerBlock, specks)[0]!.value).toBe('PRINT EXPERT SDN BHD');
+    const garbled = layoutDocument(tillRoll(['THE STORE (MALAYSIA) SDN BHD (B19%', 'NO. 3, JALAN TIN', '43000 KAJANG', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, garbled)[0]!.value).toBe('THE STORE (MALAYSIA) SDN BHD');
+    const branch = layoutDocument(tillRoll(['AEON CO. (M) SDN BHD', 'NO. 3, JALAN TIN', '43000 KAJANG', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, branch)[0]!.value).toBe('AEON CO. (M) SDN BHD');
     const mixed = layoutDocument(tillRoll(['Banh Mi Cafe by us', 'NO. 3, JALAN TIN', '43000 KAJANG', ['TOTAL', '9.90']]));
     expect(run(headerBlock, mixed)[0]!.value).toBe('Banh Mi Cafe by us');
   });

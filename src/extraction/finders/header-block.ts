@@ -6,7 +6,7 @@ import { union } from '../layout.js';
 import { parseDate } from '../normalise.js';
 import { isAddressOrContact } from '../patterns.js';
 import type { Line } from '../types.js';
-import { hasLegalForm, isLegalFormOnly } from '../legal-forms.js';
+import { hasLegalForm, isLegalFormOnly, NAMED_COMPANY } from '../legal-forms.js';
 import { COLUMN_HEADING, readsLikeName } from '../vendor.js';
 import { meanConfidence } from './words.js';
 import type { Candidate, Finder } from './types.js';
@@ -53,6 +53,9 @@ const TRAILING_SPECKS = /(?:\s+(?:[a-z]{1,2}|[^\p{L}\p{N}\s(]{1,2}))+$/u;
 /** The company's name as printed on its line(s), without what OCR or the line adds after it. */
 function nameOf(text: string): string {
   const name = text.replace(AFTER_REGISTRATION, '').replace(TRAILING_REGISTRATION, '');
+  // "THE STORE (MALAYSIA) SDN BHD (B19%": marks and figures after the legal form are a registration number OCR garbled.
+  const company = NAMED_COMPANY.exec(name)?.[0];
+  if (company && !/\p{L}{3}/u.test(name.slice(company.length))) return company;
   const bare = name.replace(TRAILING_SPECKS, '');
   return bare !== name && bare === bare.toUpperCase() && /\p{L}{3}/u.test(bare) ? bare : name;
 }
