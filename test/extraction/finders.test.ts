@@ -480,6 +480,11 @@ describe('headerBlock', () => {
     expect(run(headerBlock, street)[1]!.value).toBe('No 2-1 Jalan 3/1378 Batu 5 Jalan Kelang Lama 58000 Kuala Lumpur');
     const ampersand = layoutDocument(tillRoll(['THE COFFEE BEAN', '& TEA LEAF (M) SDN. BHD.', 'Lot F36, First Floor', '81300 Johor Bahru', ['TOTAL', '9.90']]));
     expect(run(headerBlock, ampersand)[0]!.value).toBe('THE COFFEE BEAN & TEA LEAF (M) SDN. BHD.');
+    // A company line of a trade word and the legal form ends the name above it; one with a name of its own does not.
+    const trade = layoutDocument(tillRoll(['WESTERN EASTERN', 'STATIONERY SDN. BHD', 'Lot F36, First Floor', '81300 Johor Bahru', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, trade)[0]!.value).toBe('WESTERN EASTERN STATIONERY SDN. BHD');
+    const brand = layoutDocument(tillRoll(['SARANG HAE YO', 'TRENDYMAX (M) SDN. BHD.', 'Lot F36, First Floor', '81300 Johor Bahru', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, brand)[0]!.value).toBe('TRENDYMAX (M) SDN. BHD.');
   });
 });
 

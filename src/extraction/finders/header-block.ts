@@ -6,7 +6,7 @@ import { union } from '../layout.js';
 import { parseDate } from '../normalise.js';
 import { isAddressOrContact } from '../patterns.js';
 import type { Line } from '../types.js';
-import { hasLegalForm, isLegalFormOnly, NAMED_COMPANY } from '../legal-forms.js';
+import { hasLegalForm, isLegalFormOnly, NAMED_COMPANY, withoutLegalForm } from '../legal-forms.js';
 import { COLUMN_HEADING, readsLikeName } from '../vendor.js';
 import { meanConfidence } from './words.js';
 import type { Candidate, Finder } from './types.js';
@@ -222,8 +222,10 @@ export const headerBlock: Finder = (ctx) => {
   // is the name when it reads as one but for its figures.
   if (start < 0 && firstAddress > 0 && above.at(-1)!.kind === 'other' && readsLikeName(above.at(-1)!.text.replace(/\d+/g, '').trim())) start = above.length - 1;
   if (start < 0) return [];
-  // "PASARAYA BORONG PINTAR" over "SDN BHD", "THE COFFEE BEAN" over "& TEA LEAF (M) SDN BHD": the company line only ends the name above it.
-  const onlyEnds = isLegalFormOnly(above[start]!.text) || /^(?:&|(?:restaurant|restoran|sdn|bhd|s\/b)\b)/i.test(above[start]!.text.trim());
+  // "PASARAYA BORONG PINTAR" over "SDN BHD", "THE COFFEE BEAN" over "& TEA LEAF (M) SDN BHD", "WESTERN EASTERN" over
+  // "STATIONERY SDN. BHD": the company line only ends the name above it.
+  const company = above[start]!.text.trim();
+  const onlyEnds = isLegalFormOnly(company) || /^(?:&|(?:restaurant|restoran|sdn|bhd|s\/b)\b)/i.test(company) || (hasLegalForm(company) && tradeOnly(withoutLegalForm(company)));
   if (onlyEnds && start > 0 && above[start - 1]!.kind === 'name') start -= 1;
   // "THREE STOOGES" over "BISTRO & CAFE": trade words alone under a name say what the business is, not what it is called.
   const described = !onlyEnds && start > 0 && above[start - 1]!.kind === 'name' && tradeOnly(above[start]!.text);
