@@ -455,6 +455,11 @@ describe('headerBlock', () => {
     // A registration number in a brace OCR read for a bracket; the street line OCR lost a figure of still ends in a comma and goes on into the address.
     const continued = layoutDocument(tillRoll(['YONG TAT HARDWARE TRADING', '{JM0292487-D)', 'NO PERJIRANAN 10,', 'TAMAN AIR BIRU,', '81700 PASIR GUDANG.', 'TEL: 07-2614733', ['TOTAL', '9.90']]));
     expect(run(headerBlock, continued)[1]!.value).toBe('NO PERJIRANAN 10, TAMAN AIR BIRU, 81700 PASIR GUDANG.');
+    // A postcode alone on the line under the street ends the address; a registration number there does not join it.
+    const postcode = layoutDocument(tillRoll(['TIMES BOOKSTORES', 'LOT F21 & 22, CITTA MALL', 'NO 1, JLN PJU 1A/4', '47301', 'GST Reg No : 000423100416', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, postcode)[1]!.value).toBe('LOT F21 & 22, CITTA MALL NO 1, JLN PJU 1A/4 47301');
+    const registration = layoutDocument(tillRoll(['TIMES BOOKSTORES', 'LOT F21 & 22, CITTA MALL', 'NO 1, JLN PJU 1A/4', '1234567-X', ['TOTAL', '9.90']]));
+    expect(run(headerBlock, registration)[1]!.value).toBe('LOT F21 & 22, CITTA MALL NO 1, JLN PJU 1A/4');
     const phoneLike = layoutDocument(tillRoll(['VIVO MARKETING SDN BHD (1070687-M)', 'JALAN MANIS 4 TAMAN SEGAR 56100 KL', 'TEL: 03-91334364', ['TOTAL', '9.90']]));
     expect(run(headerBlock, phoneLike).map((c) => c.value)).toEqual(['VIVO MARKETING SDN BHD', 'JALAN MANIS 4 TAMAN SEGAR 56100 KL']);
   });

@@ -62,6 +62,9 @@ function nameOf(text: string): string {
 /** An address ends soon after its postcode line: at most this many short lines (state, country) follow it. */
 const AFTER_POSTCODE = 1;
 
+/** A postcode alone on its line. */
+const POSTCODE_ONLY = /^\d{5}\.?$/;
+
 /** A line ending in a full stop, not in an abbreviation's ("NO.", "JLN."). */
 const FULL_STOP = /\p{L}{3,}\.\s*$/u;
 
@@ -255,7 +258,9 @@ export const headerBlock: Finder = (ctx) => {
     const block: Row[] = [];
     let afterPostcode = -1;
     for (const row of rows.slice(from)) {
-      if (row.kind === 'contact' || row.kind === 'registration' || block.length >= 5 || specks(row.text)) break;
+      // "47301" alone under the street is the postcode, not a registration number.
+      const postcode = afterPostcode < 0 && block.length > 0 && POSTCODE_ONLY.test(row.text.trim());
+      if (row.kind === 'contact' || (row.kind === 'registration' && !postcode) || block.length >= 5 || specks(row.text)) break;
       // "NO7,JLN UERO,SHAH ALAM.": a full stop ends the address unless more of it follows.
       if (afterPostcode < 0 && block.length && FULL_STOP.test(block.at(-1)!.text) && row.kind !== 'address') break;
       // "(MR DIY TESCO TERBAU)" right under the postcode line names the branch at that address.
@@ -263,7 +268,7 @@ export const headerBlock: Finder = (ctx) => {
       if (afterPostcode >= 0 && !branch && (afterPostcode >= AFTER_POSTCODE || /\d/.test(row.text) || row.text.trim().split(/\s+/).length > 3 || hasLabelWord(row.text))) break;
       block.push(row);
       if (afterPostcode >= 0) afterPostcode += 1;
-      else if (isPostcodeLine(row.text) && row.kind === 'address') afterPostcode = 0;
+      else if ((isPostcodeLine(row.text) && row.kind === 'address') || postcode) afterPostcode = 0;
     }
     const addressLines = block.flatMap((r) => r.lines);
     out.push({
