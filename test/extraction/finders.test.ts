@@ -455,6 +455,10 @@ describe('headerBlock', () => {
     // A registration number in a brace OCR read for a bracket; the street line OCR lost a figure of still ends in a comma and goes on into the address.
     const continued = layoutDocument(tillRoll(['YONG TAT HARDWARE TRADING', '{JM0292487-D)', 'NO PERJIRANAN 10,', 'TAMAN AIR BIRU,', '81700 PASIR GUDANG.', 'TEL: 07-2614733', ['TOTAL', '9.90']]));
     expect(run(headerBlock, continued)[1]!.value).toBe('NO PERJIRANAN 10, TAMAN AIR BIRU, 81700 PASIR GUDANG.');
+    // A row OCR could barely read is no street, whatever word it happens to end in ("LRing"): the address is under the registration number.
+    const noisy = layoutDocument(tillRoll(['FIVE STAR CASH & CARRY', '1H be WH Be 2 FPL LH So LRing', '(1363663-F)', 'G.23 & G.22, Plaza Seri Setia,', 'No.1 Jalan SS 9/1, 47300 PJ, Selangor.', 'GST ID : 000416321536', ['TOTAL', '9.90']]), 'ocr');
+    for (const line of page(noisy).lines) if (line.text.includes('LRing')) for (const word of line.words) word.confidence = 10;
+    expect(run(headerBlock, noisy).map((c) => c.value)).toEqual(['FIVE STAR CASH & CARRY', 'G.23 & G.22, Plaza Seri Setia, No.1 Jalan SS 9/1, 47300 PJ, Selangor.']);
     // A postcode alone on the line under the street ends the address; a registration number there does not join it.
     const postcode = layoutDocument(tillRoll(['TIMES BOOKSTORES', 'LOT F21 & 22, CITTA MALL', 'NO 1, JLN PJU 1A/4', '47301', 'GST Reg No : 000423100416', ['TOTAL', '9.90']]));
     expect(run(headerBlock, postcode)[1]!.value).toBe('LOT F21 & 22, CITTA MALL NO 1, JLN PJU 1A/4 47301');

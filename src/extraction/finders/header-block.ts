@@ -62,6 +62,9 @@ function nameOf(text: string): string {
 /** An address ends soon after its postcode line: at most this many short lines (state, country) follow it. */
 const AFTER_POSTCODE = 1;
 
+/** A row read at under this mean confidence is OCR's guess at a stain or a picture. */
+const NOISE = 25;
+
 /** A postcode alone on its line. */
 const POSTCODE_ONLY = /^\d{5}\.?$/;
 
@@ -146,6 +149,8 @@ function kindOf(text: string, lines: Line[]): Kind {
   const street = isStreetLine(trimmed) || isHeadedStreet(trimmed);
   // An address line may hold a colon ("NO: 1-1&2 GROUND FLOOR"); a phone, mail or web address it does not.
   if (isAddressOrContact(trimmed.replace(/[:：]/g, ' ')) && !street) return 'contact';
+  // "1H be WH Be « 2 FPL LH So LRing": specks OCR could barely read make no street, whatever word they end in.
+  if (street && meanConfidence(lines.flatMap((l) => l.words)) < NOISE) return 'other';
   if (street) return 'address';
   // "Cashier: 01", "Table: 5": a label and its value, not part of a letterhead; a colon OCR read at a row's end is a speck.
   if (/[:：]\s*\S/.test(trimmed)) return 'contact';
