@@ -29,6 +29,18 @@ export function toField({ candidate: c, support, notes }: Chosen, name: string =
   });
 }
 
+/**
+ * A receipt's address at its head, where the vendor's name came from elsewhere ("Owned by Dommal
+ * Food Services Sdn Bhd" under the shop's "DOMINO'S PIZZA" and its address): a receipt is printed
+ * where it was paid, so the address it starts with is the seller's. Less sure than an address
+ * under the vendor's own name.
+ */
+function shopAddress(addresses: Chosen[], ctx: FinderContext): Chosen | undefined {
+  const head = ctx.documentType === 'receipt' ? addresses.find((a) => a.candidate.belongsTo) : undefined;
+  return head && { ...head, support: head.support - SHOP_ADDRESS_DOUBT, notes: [...head.notes, `under '${head.candidate.belongsTo}', not the vendor's name`] };
+}
+const SHOP_ADDRESS_DOUBT = 0.2;
+
 /** Candidates of one field, best first; agreement between finders on a value adds support. */
 function ranked(list: Candidate[]): Chosen[] {
   const byValue = new Map<string, Chosen>();
@@ -78,7 +90,7 @@ export function resolve(candidates: Candidate[], ctx: FinderContext, items: Item
 
   const vendor = chosen.get('vendor_name');
   const addresses = ranked(of('vendor_address'));
-  const address = addresses.find((a) => vendor && a.candidate.belongsTo && sameCompany(a.candidate.belongsTo, vendor.candidate.value));
+  const address = addresses.find((a) => vendor && a.candidate.belongsTo && sameCompany(a.candidate.belongsTo, vendor.candidate.value)) ?? shopAddress(addresses, ctx);
   if (address) chosen.set('vendor_address', address);
 
   const currency = currencyFor(chosen, of('currency'), ctx);

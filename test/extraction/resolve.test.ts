@@ -230,6 +230,15 @@ describe('receipts', () => {
     expect(unprinted.get('total_amount')!.value).toBe('11.00');
   });
 
+  it('takes the address at the head of a receipt whose vendor is named further down, less surely', () => {
+    const rows: (string | [string, string])[] = ["DOMINO'S PIZZA SEGAMBUT", 'D-08, M Avenue, Jln 1/38A', '51200 Kuala Lumpur', 'GST REF NO : 001694261248', '26/03/18 12:54', ['TOTAL', '33.00'], ['CASH', '50.00'], ['CHANGE', '17.00'], 'Owned by', 'Dommal Food Services Sdn Bhd', 'THANK YOU'];
+    const found = fields(tillRoll(rows));
+    expect(found.get('vendor_name')!.value).toBe('Dommal Food Services Sdn Bhd');
+    expect(found.get('vendor_address')).toMatchObject({ value: 'D-08, M Avenue, Jln 1/38A 51200 Kuala Lumpur', explanation: expect.stringContaining("under 'DOMINO'S PIZZA SEGAMBUT', not the vendor's name") });
+    const own = fields(tillRoll(rows.slice(0, -3)));
+    expect(found.get('vendor_address')!.confidence).toBeLessThan(own.get('vendor_address')!.confidence);
+  });
+
   it('takes the surer of two dates one figure apart on a scanned receipt, as one date misread', () => {
     const scanned = (doubtful: number) => {
       const doc = layoutDocument(tillRoll(['KEDAI MAJU SDN BHD', ['Date', '18/03/2017 03:00:42PM'], ['TOTAL', '9.90'], ['Print Date', '13/03/2017 03:00:44PM'], 'THANK YOU']), 'ocr');
