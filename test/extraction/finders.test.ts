@@ -445,8 +445,10 @@ describe('headerBlock', () => {
     expect(run(headerBlock, lot)[1]!.value).toBe('LOT 34817 JALAN BATU AMBAR TAMAN KOK LIAN 51200 KUALA LUMPUR');
     const remark = layoutDocument(tillRoll(['TONYMOLY SDN BHD', '(TONYMOLY SHOP (95874))', 'UNIT L1-044B, VIVACITY MEGAMALL,', '93350 KUCHING, SARAWAK', ['TOTAL', '9.90']]));
     expect(run(headerBlock, remark)[1]!.value).toBe('UNIT L1-044B, VIVACITY MEGAMALL, 93350 KUCHING, SARAWAK');
-    const braced = layoutDocument(tillRoll(['CHECKERS HYPERMARKET SDN BHD', '{JALAN KLANG LAMA}', 'LOT 2942 & 2945, JLN SERI SENTOSA 8,', '58000 KUALA LUMPUR.', ['TOTAL', '9.90']]));
-    expect(run(headerBlock, braced)[1]!.value).toBe('LOT 2942 & 2945, JLN SERI SENTOSA 8, 58000 KUALA LUMPUR.');
+    const braced = layoutDocument(tillRoll(['CHECKERS HYPERMARKET SDN BHD', '{JALAN KLANG LAMA}', 'LOT 2942 & 2945, JLN SERI SENTOSA 8,', '58000 KUALA LUMPUR.', ['TOTAL', '9.90'], ['CASH', '10.00'], ['CHANGE', '0.10']]));
+    // The branch in brackets under the company line is part of a receipt's name, not of its address.
+    expect(run(headerBlock, braced).map((c) => c.value)).toEqual(['CHECKERS HYPERMARKET SDN BHD {JALAN KLANG LAMA}', 'LOT 2942 & 2945, JLN SERI SENTOSA 8, 58000 KUALA LUMPUR.']);
+    expect(run(headerBlock, remark)[0]!.value).toBe('TONYMOLY SDN BHD');
     // A colon OCR read before the company line is a speck; a second lot number after '&' is no postcode; "CASH & CARRY" is a trade.
     const specked = layoutDocument(tillRoll([': THE TOAST F&B SDN BHD (965752-T) :', '2110&2111 JALAN PERMAS UTARA', 'BANDAR BARU PERMAS', '81750 JOHOR BAHRU JOHOR', 'Tel: 07-3886880', ['TOTAL', '9.90']]));
     expect(run(headerBlock, specked).map((c) => c.value)).toEqual(['THE TOAST F&B SDN BHD', '2110&2111 JALAN PERMAS UTARA BANDAR BARU PERMAS 81750 JOHOR BAHRU JOHOR']);

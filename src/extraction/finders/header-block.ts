@@ -241,10 +241,12 @@ export const headerBlock: Finder = (ctx) => {
   // A company name broken over two lines ("HOME MASTER HARDWARE &" / "ELECTRICAL").
   let end = start;
   while (!described && end + 1 < above.length && above[end + 1]!.kind === 'name' && (/[&,\-]$/.test(above[end]!.text.trim()) || above[end + 1]!.business)) end += 1;
+  const receipt = ctx.documentType === 'receipt';
+  // "CHECKERS HYPERMARKET SDN BHD" over "(JALAN KLANG LAMA)": a receipt names the branch in brackets under the company.
+  if (receipt && end + 1 < above.length && BRANCH_REMARK.test(above[end + 1]!.text.trim())) end += 1;
   const nameRows = rows.slice(start, end + 1);
   const name = nameOf(nameRows.map((r) => r.text.trim()).join(' '));
   const nameLines = nameRows.flatMap((r) => r.lines);
-  const receipt = ctx.documentType === 'receipt';
   const out: Candidate[] = [
     {
       field: 'vendor_name',
