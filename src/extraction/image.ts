@@ -11,7 +11,7 @@ export interface ImageLimits {
 const MIN_LONG_SIDE = 1800;
 const MAX_UPSCALE = 3;
 /** Past this long side OCR only gets slower: a 300-dpi A4 page is 3508 pixels tall. */
-const MAX_LONG_SIDE = 4200;
+export const MAX_LONG_SIDE = 4200;
 
 /** Pixels darker than this are ink when looking for rules. */
 const INK = 160;
@@ -169,6 +169,7 @@ export async function turnPage(image: GrayImage, degrees: number): Promise<GrayI
 export async function enlargePage(image: GrayImage, factor: number): Promise<GrayImage> {
   const width = Math.round(image.width * factor);
   const height = Math.round(image.height * factor);
+  // Without grayscale() sharp writes raw pixels of one channel back as three.
   const gray = await sharp(pixelsOf(image), { raw: { width: image.width, height: image.height, channels: 1 } }).resize(width, height, { fit: 'fill', kernel: 'cubic' }).grayscale().raw().toBuffer();
   return encodePgm(gray, width, height, image.rotation);
 }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { DocumentError } from '../errors.js';
-import { enlargePage, turnPage } from './image.js';
+import { enlargePage, MAX_LONG_SIDE, turnPage } from './image.js';
 import { wordsToLines } from './layout.js';
 import type { OcrLanguage } from './ocr-languages.js';
 import { createOcrPool } from './ocr-pool.js';
@@ -77,8 +77,6 @@ const turnsFor = (image: GrayImage) => (image.width > image.height ? [90, 270, 1
 /** Print under this many pixels high (the median of confidently read words of three letters or digits) is read again enlarged. */
 const SMALL_PRINT = 24;
 const ENLARGE = 1.5;
-/** The long side an enlarged page stays within, as a prepared image does (./image.ts). */
-const MAX_LONG_SIDE = 4200;
 
 /** The median height of the words read confidently, as a fraction of the page's height; 0 without such words. */
 function medianWordHeight(words: Word[]): number {

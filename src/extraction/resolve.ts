@@ -29,6 +29,9 @@ export function toField({ candidate: c, support, notes }: Chosen, name: string =
   });
 }
 
+/** How much less sure a receipt's address is under another name than the vendor's. */
+const SHOP_ADDRESS_DOUBT = 0.2;
+
 /**
  * A receipt's address at its head, where the vendor's name came from elsewhere ("Owned by Dommal
  * Food Services Sdn Bhd" under the shop's "DOMINO'S PIZZA" and its address): a receipt is printed
@@ -39,7 +42,6 @@ function shopAddress(addresses: Chosen[], ctx: FinderContext): Chosen | undefine
   const head = ctx.documentType === 'receipt' ? addresses.find((a) => a.candidate.belongsTo) : undefined;
   return head && { ...head, support: head.support - SHOP_ADDRESS_DOUBT, notes: [...head.notes, `under '${head.candidate.belongsTo}', not the vendor's name`] };
 }
-const SHOP_ADDRESS_DOUBT = 0.2;
 
 /** Candidates of one field, best first; agreement between finders on a value adds support. */
 function ranked(list: Candidate[]): Chosen[] {
