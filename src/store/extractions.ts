@@ -99,7 +99,9 @@ export function extractionsRepository(db: Db, instanceId: string) {
     /**
      * Records the outcome of a `processing` extraction, with the text read from its document when there
      * is one; false when it was already finished. `announce` runs in the same transaction with the
-     * finished record, so what it writes (webhook deliveries) exists exactly when the outcome does.
+     * finished record, so what it writes (webhook deliveries) exists exactly when the outcome does; a
+     * queued extraction's job (and the upload it holds) ends in it too, so no finished extraction is
+     * seen with its job still waiting.
      */
     async finish(id: string, outcome: ExtractionOutcome, announce?: (trx: Knex.Transaction, record: ExtractionRecord) => Promise<void>): Promise<boolean> {
       const completed_at = new Date().toISOString();
@@ -113,6 +115,7 @@ export function extractionsRepository(db: Db, instanceId: string) {
       return db.transaction(async (trx) => {
         if ((await trx<Row>('extractions').where({ id, status: 'processing' }).update(changes)) === 0) return false;
         if (body) await trx('extraction_documents').insert({ extraction_id: id, body });
+        await trx('extraction_jobs').where({ extraction_id: id }).delete();
         await announce?.(trx, fromRow((await trx<Row>('extractions').where({ id }).first())!));
         return true;
       });
