@@ -235,6 +235,9 @@ describe('receipts', () => {
     const found = fields(tillRoll(rows));
     expect(found.get('vendor_name')!.value).toBe('Dommal Food Services Sdn Bhd');
     expect(found.get('vendor_address')).toMatchObject({ value: 'D-08, M Avenue, Jln 1/38A 51200 Kuala Lumpur', explanation: expect.stringContaining("under 'DOMINO'S PIZZA SEGAMBUT', not the vendor's name") });
+    // "GST REF NO" names the letterhead's tax number, not the receipt's own number.
+    expect(found.get('vendor_tax_id')!.value).toBe('001694261248');
+    expect(found.get('invoice_number')?.value).not.toBe('001694261248');
     const own = fields(tillRoll(rows.slice(0, -3)));
     expect(found.get('vendor_address')!.confidence).toBeLessThan(own.get('vendor_address')!.confidence);
   });
