@@ -96,6 +96,9 @@ function confidentCharacters(words: Word[]): { weighted: number; characters: num
   return { weighted, characters };
 }
 
+/** Of two readings of a page, the one with more confident characters; the first on a tie. */
+const surer = (a: PageRead, b: PageRead) => (confidentCharacters(b.words).weighted > confidentCharacters(a.words).weighted ? b : a);
+
 const legible = (words: Word[]) => {
   const { weighted, characters } = confidentCharacters(words);
   return characters >= 20 && weighted / characters >= LEGIBLE;
@@ -189,7 +192,7 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
     const levelled: PageRead = { words: await pool.recognize(image, { continuation, languages }), image };
     if (!unlevelled) return levelled;
     const words = await pool.recognize(unlevelled, { continuation: true, languages });
-    return confidentCharacters(words).weighted > confidentCharacters(levelled.words).weighted ? { words, image: unlevelled } : levelled;
+    return surer(levelled, { words, image: unlevelled });
   }
 
   /**
@@ -204,7 +207,7 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
     const { image } = asIs;
     const read = confidentCharacters(asIs.words).weighted;
     const thick = await thicker(image, languages, thicken);
-    const best = thick && confidentCharacters(thick.words).weighted > read ? thick : asIs;
+    const best = thick ? surer(asIs, thick) : asIs;
     if (legible(best.words)) return best;
     for (const degrees of turnsFor(image)) {
       const turned = await turnPage(image, degrees);
@@ -225,7 +228,7 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
     if (!height || height >= SMALL_PRINT || factor <= 1) return page;
     const image = await enlargePage(page.image, factor);
     const words = await pool.recognize(image, { continuation: true, languages });
-    return confidentCharacters(words).weighted > confidentCharacters(page.words).weighted ? { words, image } : page;
+    return surer(page, { words, image });
   }
 
   /**

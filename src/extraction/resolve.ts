@@ -119,13 +119,16 @@ function surerReadingFirst(options: Chosen[], ctx: FinderContext): Chosen[] {
   return [{ ...surer, support: Math.max(surer.support, top.candidate.score + top.support - surer.candidate.score), notes: [...surer.notes, note] }, ...options.filter((o) => o !== surer)];
 }
 
+/** An amount printed with cents. */
+const WITH_CENTS = /\d[.,]\d{2}(?!\d)/;
+
 /**
  * Tesseract's English model has no rupee sign and reads '₹' as '¥'. Yen have no cents, so a yen
  * read by OCR at an amount with cents is taken for no currency: the one the document names
  * elsewhere ("Rs -40.00") decides.
  */
 const misreadYen = (code: string | null, printed: string, page: number | undefined, ctx: FinderContext) =>
-  code === 'JPY' && page !== undefined && ctx.ocr(page) && /\d[.,]\d{2}(?!\d)/.test(printed);
+  code === 'JPY' && page !== undefined && ctx.ocr(page) && WITH_CENTS.test(printed);
 
 /** The currency labelled as such, else the one written with the total (or another amount), else the one the document names most often. */
 function currencyFor(chosen: Map<string, Chosen>, labelled: Candidate[], ctx: FinderContext): Chosen | null {
@@ -155,7 +158,7 @@ function currencyFor(chosen: Map<string, Chosen>, labelled: Candidate[], ctx: Fi
   for (const line of ctx.text.replace(/\t/g, ' ').split(/[\n\f]/)) {
     // Only a currency written at an amount with cents: "PEN BLUE" on a receipt is a pen, not
     // Peruvian soles, and "$000022185" a registration number OCR began with a dollar sign.
-    const code = /\d[.,]\d{2}(?!\d)/.test(line) ? currencyOf(line) : null;
+    const code = WITH_CENTS.test(line) ? currencyOf(line) : null;
     const atAmount = code && (!line.includes(code) || new RegExp(`${code}\\s?-?\\d|\\d\\s?${code}`).test(line));
     if (code && atAmount && !(yenMisread && code === 'JPY')) counts.set(code, (counts.get(code) ?? 0) + 1);
   }

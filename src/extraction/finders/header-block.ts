@@ -71,8 +71,10 @@ const POSTCODE_ONLY = /^\d{5}\.?$/;
 /** A line ending in a full stop, not in an abbreviation's ("NO.", "JLN."). */
 const FULL_STOP = /\p{L}{3,}\.\s*$/u;
 
+/** A remark in brackets, however OCR read the brackets ("{JALAN KLANG LAMA}"). */
+const bracketed = (text: string) => /^[({[].*[)}\]]$/.test(text.trim());
 /** A remark in brackets without a figure: a branch's name, never its phone or registration number. */
-const BRANCH_REMARK = /^[({[][^\d]*[)}\]]$/;
+const branchRemark = (text: string) => bracketed(text) && !/\d/.test(text);
 
 /** Labelled details a letterhead carries beside the company's name and address. */
 const LETTERHEAD_FIELDS = new Set(['vendor_tax_id', 'phone', 'email']);
@@ -141,8 +143,8 @@ function kindOf(text: string, lines: Line[]): Kind {
   if (REGISTRATION_NUMBER.test(trimmed.replace(/\s+/g, ' ')) || has(trimmed, REGISTRATION)) return 'registration';
   // "22241 WS CUT SCISSORS 18.00 SR": an item and its price, however like a postcode its code reads.
   if (PRICED.test(trimmed)) return 'other';
-  // "(TONYMOLY SHOP (95874))": a remark in brackets, however like a postcode its number reads, and however OCR read the brackets ("{JALAN KLANG LAMA}").
-  if (/^[({[].*[)}\]]$/.test(trimmed)) return 'other';
+  // "(TONYMOLY SHOP (95874))": a remark in brackets, however like a postcode its number reads.
+  if (bracketed(trimmed)) return 'other';
   // "VIVOPAC MARKETING SDN BHD (1070687-M)": the registration number reads like a phone number; the name before it decides.
   const named = nameOf(trimmed);
   if (named !== trimmed && (hasLegalForm(named) || business(named)) && readsLikeName(named)) return 'name';
@@ -176,8 +178,7 @@ function headerRows(lines: Line[]): Row[] {
     // title between the name and an address under it ("PERNIAGAAN RIANG RIA" / "TAX INVOICE" / "NO7,JLN UERO,SHAH ALAM.").
     if (last && kindOf(last.text, last.lines) === 'end') {
       const named = rows.some((r) => kindOf(r.text, r.lines) === 'name');
-      const addressUnder = isTitleRow(last.text) && kindOf(line.text, [line]) === 'address' && !rows.some((r) => kindOf(r.text, r.lines) === 'address');
-      if (named && !addressUnder) break;
+      if (named && !(isTitleRow(last.text) && kindOf(line.text, [line]) === 'address' && !rows.some((r) => kindOf(r.text, r.lines) === 'address'))) break;
       rows.pop();
     }
     if (rows.length >= HEADER_ROWS || line.bbox.y > 0.5) break;
@@ -243,7 +244,7 @@ export const headerBlock: Finder = (ctx) => {
   while (!described && end + 1 < above.length && above[end + 1]!.kind === 'name' && (/[&,\-]$/.test(above[end]!.text.trim()) || above[end + 1]!.business)) end += 1;
   const receipt = ctx.documentType === 'receipt';
   // "CHECKERS HYPERMARKET SDN BHD" over "(JALAN KLANG LAMA)": a receipt names the branch in brackets under the company.
-  if (receipt && end + 1 < above.length && BRANCH_REMARK.test(above[end + 1]!.text.trim())) end += 1;
+  if (receipt && end + 1 < above.length && branchRemark(above[end + 1]!.text)) end += 1;
   const nameRows = rows.slice(start, end + 1);
   const name = nameOf(nameRows.map((r) => r.text.trim()).join(' '));
   const nameLines = nameRows.flatMap((r) => r.lines);
@@ -271,7 +272,7 @@ export const headerBlock: Finder = (ctx) => {
       // "NO7,JLN UERO,SHAH ALAM.": a full stop ends the address unless more of it follows.
       if (afterPostcode < 0 && block.length && FULL_STOP.test(block.at(-1)!.text) && row.kind !== 'address') break;
       // "(MR DIY TESCO TERBAU)" right under the postcode line names the branch at that address.
-      const branch = afterPostcode === 0 && BRANCH_REMARK.test(row.text.trim());
+      const branch = afterPostcode === 0 && branchRemark(row.text);
       if (afterPostcode >= 0 && !branch && (afterPostcode >= AFTER_POSTCODE || /\d/.test(row.text) || row.text.trim().split(/\s+/).length > 3 || hasLabelWord(row.text))) break;
       block.push(row);
       if (afterPostcode >= 0) afterPostcode += 1;
