@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { prepareImage } from '../../src/extraction/image.js';
-import { createPipeline, type Pipeline } from '../../src/extraction/pipeline.js';
 import type { GrayImage } from '../../src/extraction/types.js';
 import { bilevelPng, EU_EXPECTED, EU_INVOICE, imageOnlyPdf, invoicePdf, renderPage, scannedPagePdf, type ScannedPageOptions } from '../fixtures/documents.js';
 import { pageImage as readPage } from '../fixtures/pdf-pages.js';
+import { pipelineFor } from '../support/pipeline.js';
 
 /**
  * A scanned PDF page is read from its picture as it is, exactly as the same picture sent as an
@@ -61,17 +60,11 @@ describe("a scanned PDF page's picture", () => {
 });
 
 describe('a scanned PDF through the pipeline', () => {
-  let pipeline: Pipeline;
-
-  beforeAll(() => {
-    pipeline = createPipeline({ ...loadConfig({}), ocrWorkers: 1 });
-  });
-
-  afterAll(() => pipeline.close());
+  const pipeline = pipelineFor(1);
 
   it('gives the fields the same scan gives as a PNG, boxed alike, its page sized in points', async () => {
     const scan = await renderPage(await invoicePdf(EU_INVOICE), 300);
-    const [fromPng, fromPdf] = [await pipeline.extract({ bytes: scan, contentType: 'image/png' }), await pipeline.extract({ bytes: await imageOnlyPdf(scan), contentType: 'application/pdf' })];
+    const [fromPng, fromPdf] = [await pipeline().extract({ bytes: scan, contentType: 'image/png' }), await pipeline().extract({ bytes: await imageOnlyPdf(scan), contentType: 'application/pdf' })];
     expect(Object.fromEntries(fromPdf.fields.map((f) => [f.field, f.value]))).toMatchObject(EU_EXPECTED);
     expect(fromPdf.fields).toEqual(fromPng.fields);
     expect(fromPdf.document.pages[0]!.lines).toEqual(fromPng.document.pages[0]!.lines);
@@ -80,7 +73,7 @@ describe('a scanned PDF through the pipeline', () => {
 
   it('reports the page turned as the PDF turns it, and reads it upright', async () => {
     const scan = await renderPage(await invoicePdf(EU_INVOICE), 300);
-    const result = await pipeline.extract({ bytes: await scannedPagePdf(scan, { rotate: 90 }), contentType: 'application/pdf' });
+    const result = await pipeline().extract({ bytes: await scannedPagePdf(scan, { rotate: 90 }), contentType: 'application/pdf' });
     expect(result.document.pages[0]!.size).toEqual({ width: 595.28, height: 841.89, rotation: 90 });
     expect(Object.fromEntries(result.fields.map((f) => [f.field, f.value]))).toMatchObject(EU_EXPECTED);
   });

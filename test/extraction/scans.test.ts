@@ -1,14 +1,14 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { prepareImage } from '../../src/extraction/image.js';
 import { decodeFile } from '../../src/extraction/input.js';
 import type { OcrLanguage } from '../../src/extraction/ocr-languages.js';
 import { skewOf } from '../../src/extraction/orientation.js';
 import { pageLanguage } from '../../src/extraction/page-language.js';
-import { createPipeline, type Pipeline, type PipelineResult } from '../../src/extraction/pipeline.js';
+import type { PipelineResult } from '../../src/extraction/pipeline.js';
 import { databases } from '../store/databases.js';
 import { startApiServer, type ApiServer } from '../support/api-server.js';
+import { pipelineFor } from '../support/pipeline.js';
 import { DE_INVOICE, imageOnlyPdf, layoutPdf, layoutWords, MY_RECEIPT, MY_RECEIPT_EXPECTED, renderPage, scannedPagePdf, sheet, type Layout } from '../fixtures/documents.js';
 
 /**
@@ -73,18 +73,15 @@ describe('the language of a page', () => {
 });
 
 describe('scans in other languages', () => {
-  let pipeline: Pipeline;
+  const pipeline = pipelineFor(1);
   let germanScan: Buffer;
   let frenchScan: Buffer;
 
   beforeAll(async () => {
-    pipeline = createPipeline({ ...loadConfig({}), ocrWorkers: 1 });
     [germanScan, frenchScan] = await Promise.all([layoutPdf(DE_INVOICE).then((pdf) => renderPage(pdf, 300)), layoutPdf(FR_INVOICE).then((pdf) => renderPage(pdf, 300))]);
   });
 
-  afterAll(() => pipeline.close());
-
-  const extract = (png: Buffer, languages?: OcrLanguage[]) => pipeline.extract({ ...decodeFile({ file: png.toString('base64'), file_name: 'scan.png' }), languages });
+  const extract = (png: Buffer, languages?: OcrLanguage[]) => pipeline().extract({ ...decodeFile({ file: png.toString('base64'), file_name: 'scan.png' }), languages });
 
   it('reads a German scan with its umlauts and ß, without being told its language', async () => {
     const found = fieldsOf(await extract(germanScan));
@@ -105,19 +102,16 @@ describe('scans in other languages', () => {
 });
 
 describe('turned and tilted scans', () => {
-  let pipeline: Pipeline;
+  const pipeline = pipelineFor(1);
   let scan: Buffer;
   let upright: PipelineResult;
 
   beforeAll(async () => {
-    pipeline = createPipeline({ ...loadConfig({}), ocrWorkers: 1 });
     scan = await renderPage(await layoutPdf(FR_INVOICE), 300);
-    upright = await pipeline.extract({ ...decodeFile({ file: scan.toString('base64'), file_name: 'scan.png' }), languages: ['fr'] });
+    upright = await pipeline().extract({ ...decodeFile({ file: scan.toString('base64'), file_name: 'scan.png' }), languages: ['fr'] });
   });
 
-  afterAll(() => pipeline.close());
-
-  const read = async (degrees: number) => pipeline.extract({ ...decodeFile({ file: (await turned(scan, degrees)).toString('base64'), file_name: 'scan.png' }), languages: ['fr'] });
+  const read = async (degrees: number) => pipeline().extract({ ...decodeFile({ file: (await turned(scan, degrees)).toString('base64'), file_name: 'scan.png' }), languages: ['fr'] });
 
   it('reads the upright page as it is', () => {
     expect(upright.document.pages[0]!.size!.rotation).toBe(0);
@@ -153,45 +147,36 @@ async function dotted(png: Buffer): Promise<Buffer> {
 }
 
 describe('dot-matrix print', () => {
-  let pipeline: Pipeline;
+  const pipeline = pipelineFor(1);
   let receipt: Buffer;
 
   beforeAll(async () => {
-    pipeline = createPipeline({ ...loadConfig({}), ocrWorkers: 1 });
     receipt = await dotted(await renderPage(await layoutPdf(MY_RECEIPT), 300));
   });
 
-  afterAll(() => pipeline.close());
-
   // Read as they are, the dots make no word at all: the receipt would fail as no_text_found.
   it('is read with its strokes thickened, in an image', async () => {
-    const result = await pipeline.extract(decodeFile({ file: receipt.toString('base64'), file_name: 'receipt.png' }));
+    const result = await pipeline().extract(decodeFile({ file: receipt.toString('base64'), file_name: 'receipt.png' }));
     expect(fieldsOf(result)).toMatchObject(MY_RECEIPT_EXPECTED);
   });
 
   it('is read with its strokes thickened, in a scanned PDF', async () => {
     const pdf = await scannedPagePdf(receipt, { box: [184, 200, 227, 440] });
-    const result = await pipeline.extract(decodeFile({ file: pdf.toString('base64'), file_name: 'receipt.pdf' }));
+    const result = await pipeline().extract(decodeFile({ file: pdf.toString('base64'), file_name: 'receipt.pdf' }));
     expect(result.document.pages[0]!.source).toBe('ocr');
     expect(fieldsOf(result)).toMatchObject(MY_RECEIPT_EXPECTED);
   });
 });
 
 describe('small print', () => {
-  let pipeline: Pipeline;
-
-  beforeAll(() => {
-    pipeline = createPipeline({ ...loadConfig({}), ocrWorkers: 1 });
-  });
-
-  afterAll(() => pipeline.close());
+  const pipeline = pipelineFor(1);
 
   // A till slip scanned whole on a large sheet: its capitals some 10 pixels high, too small for
   // tesseract, which as the page is reads the tax as 240.00 and two of the three items not at all.
   it('is read enlarged, every field and item right', async () => {
     const slip = await renderPage(await layoutPdf(MY_RECEIPT), 110);
     const sheetScan = await sharp({ create: { width: 1300, height: 1800, channels: 3, background: '#ffffff' } }).composite([{ input: slip, left: 400, top: 300 }]).png().toBuffer();
-    const result = await pipeline.extract(decodeFile({ file: sheetScan.toString('base64'), file_name: 'sheet.png' }));
+    const result = await pipeline().extract(decodeFile({ file: sheetScan.toString('base64'), file_name: 'sheet.png' }));
     expect(result.document.pages[0]!.size).toMatchObject({ width: 1950, height: 2700 });
     expect(fieldsOf(result)).toMatchObject(MY_RECEIPT_EXPECTED);
     expect(['0', '1', '2'].map((n) => fieldsOf(result)[`line_items.${n}.amount`])).toEqual(['17.00', '7.60', '15.42']);
@@ -199,17 +184,11 @@ describe('small print', () => {
 });
 
 describe('scanned PDFs', () => {
-  let pipeline: Pipeline;
-
-  beforeAll(() => {
-    pipeline = createPipeline({ ...loadConfig({}), ocrWorkers: 2 });
-  });
-
-  afterAll(() => pipeline.close());
+  const pipeline = pipelineFor(2);
 
   it('reads the pages side by side on two OCR workers and keeps each in its place', async () => {
     const scans = await Promise.all(['first', 'second', 'third', 'fourth'].map(async (word) => renderPage(await layoutPdf(sheet([`Delivery note, the ${word} page`, ['Reference', `REF-${word.toUpperCase()}`]])), 150)));
-    const result = await pipeline.extract(decodeFile({ file: (await imageOnlyPdf(...scans)).toString('base64'), file_name: 'scan.pdf' }));
+    const result = await pipeline().extract(decodeFile({ file: (await imageOnlyPdf(...scans)).toString('base64'), file_name: 'scan.pdf' }));
     expect(result.document.pages.map((p) => [p.number, p.source])).toEqual([[1, 'ocr'], [2, 'ocr'], [3, 'ocr'], [4, 'ocr']]);
     const texts = result.document.pages.map((p) => p.lines.map((l) => l.text).join(' '));
     ['FIRST', 'SECOND', 'THIRD', 'FOURTH'].forEach((word, i) => expect(texts[i]).toContain(`REF-${word}`));
