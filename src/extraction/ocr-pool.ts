@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import type { Worker as Thread } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type Tesseract from 'tesseract.js';
@@ -67,6 +68,9 @@ interface Slot {
 
 const RETRY_START_MS = 5_000;
 
+/** Each worker's thread: tesseract.js's own, at a lower CPU priority than the event loop. */
+const OCR_THREAD = fileURLToPath(new URL('./ocr-thread.mjs', import.meta.url));
+
 /**
  * A small made-up line of ink, read once by each worker as it starts: the first page a worker
  * reads pays for setting its recognizer up, and that should not be a user's page.
@@ -110,6 +114,7 @@ export function createOcrPool(options: OcrPoolOptions): OcrPool {
       const { createWorker, OEM } = await tesseract;
       const worker = await createWorker(startLanguages, OEM.LSTM_ONLY, {
         langPath,
+        workerPath: OCR_THREAD,
         gzip: true,
         cacheMethod: 'none',
         // Without a handler tesseract.js rethrows a job's failure inside its message listener, which would crash the process.

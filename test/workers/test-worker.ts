@@ -1,9 +1,11 @@
+import os from 'node:os';
 import { DocumentError } from '../../src/errors.js';
 import { serve, Transfer } from '../../src/workers/serve.js';
 
 /** Jobs that misbehave in each way a pool must survive. */
 serve({
   echo: (payload: unknown) => payload,
+  niceness: () => os.getPriority(),
   async wait(ms: number) {
     await new Promise((resolve) => setTimeout(resolve, ms));
     return ms;
