@@ -17,8 +17,8 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { startServer } from '../src/server.js';
-import { EU_INVOICE, invoicePdf, renderPage, smallInvoicePdf } from '../test/fixtures/documents.js';
 import { postgres, sqlite } from '../test/store/databases.js';
+import { benchScan } from './bench-scan.js';
 
 const QUEUED = Number(process.env.BENCH_QUEUE_COUNT ?? 500);
 const SYNC = Number(process.env.BENCH_SYNC_COUNT ?? 40);
@@ -29,7 +29,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-const scan = (await renderPage(process.env.BENCH_SCAN === 'small' ? await smallInvoicePdf() : await invoicePdf(EU_INVOICE), 150)).toString('base64');
+const scan = benchScan(process.env.BENCH_SCAN === 'small' ? 'small' : 'invoice', 150);
 const database = await (process.env.BENCH_DATABASE_URL ? postgres(process.env.BENCH_DATABASE_URL) : sqlite).create();
 const redis = process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {};
 const config = loadConfig({ ...process.env, ...redis, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: database.url, QUEUE_POLL_MS: '50' });
