@@ -1,6 +1,6 @@
 // tesseract.js's worker thread, started at a lower CPU priority than the event loop (see
 // ../workers/background-priority.mjs). Given to createWorker as its `workerPath`; what runs after
-// that is tesseract.js's own Node worker script, which is what it starts without the option.
+// that is the Node worker script tesseract.js starts when no `workerPath` is given.
 import { createRequire } from 'node:module';
 import { lowerThisThread } from '../workers/background-priority.mjs';
 

@@ -14,5 +14,9 @@ const STEPS_BELOW = 10;
  */
 export function lowerThisThread() {
   if (process.platform !== 'linux') return;
-  os.setPriority(Math.min(19, os.getPriority() + STEPS_BELOW));
+  try {
+    os.setPriority(Math.min(19, os.getPriority() + STEPS_BELOW));
+  } catch {
+    // The priority only orders work: a thread whose sandbox refuses the call runs as it is.
+  }
 }
