@@ -2,7 +2,7 @@ import os from 'node:os';
 import { DocumentError } from '../../src/errors.js';
 import { serve, Transfer } from '../../src/workers/serve.js';
 
-/** Jobs that misbehave in each way a pool must survive. */
+/** Jobs that misbehave in each way a pool must survive, and one that tells the thread's niceness. */
 serve({
   echo: (payload: unknown) => payload,
   niceness: () => os.getPriority(),
