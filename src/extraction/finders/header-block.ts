@@ -178,7 +178,8 @@ function headerRows(lines: Line[]): Row[] {
     // title between the name and an address under it ("PERNIAGAAN RIANG RIA" / "TAX INVOICE" / "NO7,JLN UERO,SHAH ALAM.").
     if (last && kindOf(last.text, last.lines) === 'end') {
       const named = rows.some((r) => kindOf(r.text, r.lines) === 'name');
-      if (named && !(isTitleRow(last.text) && kindOf(line.text, [line]) === 'address' && !rows.some((r) => kindOf(r.text, r.lines) === 'address'))) break;
+      const addressUnder = isTitleRow(last.text) && kindOf(line.text, [line]) === 'address' && !rows.some((r) => kindOf(r.text, r.lines) === 'address');
+      if (named && !addressUnder) break;
       rows.pop();
     }
     if (rows.length >= HEADER_ROWS || line.bbox.y > 0.5) break;
