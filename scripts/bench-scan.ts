@@ -7,12 +7,13 @@
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { fromSources } from '../test/scale/processes.js';
 
 export type BenchScan = 'invoice' | 'small';
 
 /** The scan, made by this script in a child process. */
 export function benchScan(kind: BenchScan, dpi: number): string {
-  return execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), kind, String(dpi)], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  return execFileSync(process.execPath, [...fromSources(fileURLToPath(import.meta.url)), kind, String(dpi)], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
