@@ -271,7 +271,8 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
 
   /**
    * A PDF's pages in order: text layers as they are, other pages rendered one after another in
-   * the document's worker and read by OCR side by side, as many at once as there are OCR workers.
+   * the document's worker and read by OCR side by side, as many at once as there are OCR workers;
+   * the next page is rendered while they are read, so that a worker that finishes need not wait for it.
    * Only the document's first OCR page may be refused for a full queue; once it is admitted the
    * rest follow, and a page that fails stops the pages not yet started.
    */
@@ -293,6 +294,7 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
             continue;
           }
           const image = await pdf.render(n);
+          if (reading.size >= config.ocrWorkers) await Promise.race(reading);
           if (failure) break;
           const at = pages.length;
           pages.push({ number: n, source: 'ocr', lines: [] });
@@ -306,7 +308,6 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
           started += 1;
           reading.add(page);
           void page.then(() => reading.delete(page));
-          if (reading.size >= config.ocrWorkers) await Promise.race(reading);
         } catch (err) {
           failure ??= { error: onPage(n, err) };
         }
