@@ -3,7 +3,8 @@ import type { Logger } from './logger.js';
 import { openStore, type Store } from './store/index.js';
 import { startInstance } from './store/instances.js';
 import { IDEMPOTENCY_TTL_MS } from './store/idempotency.js';
-import { createPipeline, type ExtractionInfo, type Pipeline } from './extraction/pipeline.js';
+import type { ExtractionInfo, Pipeline } from './extraction/pipeline.js';
+import { startPipelineThread } from './extraction/pipeline-thread.js';
 import { decodeFile } from './extraction/input.js';
 import { extractionService, type ExtractionService } from './services/extractions.js';
 import { templateService, type TemplateService } from './services/templates.js';
@@ -60,7 +61,7 @@ export async function startRuntime(config: Config, role: Role, logger: Logger, o
     (count) => logger.warn({ count }, 'marked extractions of a stopped server as failed'),
     (err) => logger.error({ err }, 'instance heartbeat failed'),
   );
-  const pipeline = role === 'api' ? null : createPipeline(config, { logger, onExtraction });
+  const pipeline = role === 'api' ? null : startPipelineThread(config, { logger, onExtraction });
   const templateRunner: TemplateRunner = createTemplateRunner(config, logger);
   const templates = templateService(store, templateRunner);
   const webhooks = webhookService(store, { allowPrivate: config.webhookAllowPrivate });

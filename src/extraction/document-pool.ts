@@ -55,7 +55,7 @@ const BYTES_PER_PIXEL = 4;
  * A structured clone would copy them twice (out and in), and the whole of a shared pool's memory
  * when they are a slice of one; the caller's buffer stays as it is.
  */
-function outgoing(bytes: Buffer): Uint8Array {
+export function outgoing(bytes: Buffer): Uint8Array {
   return new Uint8Array(bytes);
 }
 

@@ -6,7 +6,7 @@
 import { workerData } from 'node:worker_threads';
 import { lowerThisThread } from './background-priority.mjs';
 
-lowerThisThread();
+if (workerData.background) lowerThisThread();
 
 // Large JavaScript dependencies are loaded before tsx is, which would transform them on every
 // start: pdf.js took 2.4 s and 355 MB through tsx, 0.3 s and 52 MB without (measured). From dist/

@@ -1,7 +1,8 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { DocumentError, serviceUnavailable } from '../errors.js';
-import type { Ready, Reply, SerializedError } from './protocol.js';
+import { serviceUnavailable } from '../errors.js';
+import { reviveError, type Ready, type Reply } from './protocol.js';
+import { startThread } from './thread.js';
 
 export interface WorkerPoolOptions {
   /** Names the pool in logs and in its 503 message, e.g. "PDF". */
@@ -95,26 +96,11 @@ interface Waiter {
   reject(err: Error): void;
 }
 
-const BOOTSTRAP = new URL('./bootstrap.mjs', import.meta.url);
-/**
- * Whether this module, and with it those that name the workers' entries, runs from its TypeScript
- * source (the tests, tsx) or from the build in dist/ (`npm start`): a worker then loads its entry's
- * source through ./bootstrap.mjs's tsx, or the compiled file.
- */
-const FROM_SOURCES = import.meta.url.endsWith('.ts');
-const workerEntry = (entry: URL) => (FROM_SOURCES ? new URL(entry.href.replace(/\.js$/, '.ts')) : entry);
 const RETRY_START_MS = 5_000;
 /** Int32 slots a worker shares with the main thread to say what it is doing. */
 const PROGRESS_SLOTS = 4;
 
 let nextRequestId = 1;
-
-function revive(error: SerializedError): Error {
-  if (error.code) return new DocumentError(error.code, error.message, error.pages);
-  const err = new Error(error.message);
-  err.name = error.name;
-  return err;
-}
 
 /**
  * A fixed set of worker threads, each with a heap cap, running one job at a time under a time
@@ -125,7 +111,6 @@ function revive(error: SerializedError): Error {
  */
 export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const { logger, name } = options;
-  const entry = workerEntry(options.entry).href;
   const slots: Slot[] = Array.from({ length: Math.max(1, options.workers) }, () => ({ state: 'down', worker: null, progress: new Int32Array(PROGRESS_SLOTS), job: null }));
   const waiting: Waiter[] = [];
   let closed = false;
@@ -135,12 +120,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
 
   function start(slot: Slot): void {
     const shared = new SharedArrayBuffer(PROGRESS_SLOTS * Int32Array.BYTES_PER_ELEMENT);
-    const worker = new Worker(BOOTSTRAP, {
-      workerData: { entry, preload: options.preload ?? [], progress: shared },
-      resourceLimits: { maxOldGenerationSizeMb: options.heapMb },
-      // Not the process's own flags (an inspector port, tsx's loader, a test runner's): the bootstrap sets up what the worker needs.
-      execArgv: [],
-    });
+    const worker = startThread(options.entry, { preload: options.preload, data: { progress: shared }, heapMb: options.heapMb });
     worker.unref();
     slot.state = 'starting';
     slot.worker = worker;
@@ -214,7 +194,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     job.pending.delete(reply.id);
     if (job.pending.size === 0) pause(job);
     if (reply.ok) pending.resolve(reply.value);
-    else pending.reject(revive(reply.error));
+    else pending.reject(reviveError(reply.error));
     if (job.released && job.pending.size === 0) finish(job);
   }
 

@@ -1,8 +1,7 @@
 import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
-import { DocumentError } from '../errors.js';
 import { collectGarbage } from './gc.js';
-import type { Reply, Request, SerializedError } from './protocol.js';
+import { serializeError, type Reply, type Request } from './protocol.js';
 
 /** A handler's answer with the buffers to move to the main thread rather than copy. */
 export class Transfer<T> {
@@ -17,11 +16,6 @@ export class Transfer<T> {
  * and the worker has been stopped, so that the failure can say what the job was doing.
  */
 export type Handler = (payload: never, progress: Int32Array) => unknown;
-
-function serialize(err: unknown): SerializedError {
-  if (err instanceof DocumentError) return { name: err.name, message: err.message, code: err.code, pages: err.pages };
-  return { name: (err as Error)?.name ?? 'Error', message: (err as Error)?.message ?? String(err) };
-}
 
 /** How long a worker waits without a request before it collects its garbage... */
 const IDLE_MS = 1_000;
@@ -58,7 +52,7 @@ export function serve(handlers: Record<string, Handler>): void {
         reply = { id, ok: true, value };
       }
     } catch (err) {
-      reply = { id, ok: false, error: serialize(err) };
+      reply = { id, ok: false, error: serializeError(err) };
     }
     port.postMessage(reply, list);
     collectWhenIdle();
