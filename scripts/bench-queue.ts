@@ -19,7 +19,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { benchScan } from './bench-scan.js';
 
@@ -158,6 +158,15 @@ async function bench(): Promise<void> {
 
     const loopDelay = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
     loopDelay.enable();
+    // Full collections of the main thread's heap pause every request it is answering.
+    const collections = { full: 0, longestMs: 0 };
+    const gc = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        if ((entry as PerformanceEntry & { detail: { kind: number } }).detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR) collections.full += 1;
+        collections.longestMs = Math.max(collections.longestMs, entry.duration);
+      }
+    });
+    gc.observe({ entryTypes: ['gc'] });
     const busyBefore = performance.eventLoopUtilization();
     const queueStarted = performance.now();
     // The first BURST scans at once, the rest at twice the rate the workers read synchronously: the
@@ -171,6 +180,7 @@ async function bench(): Promise<void> {
     const queueRate = QUEUED / ((performance.now() - queueStarted) / 1000);
     const busy = performance.eventLoopUtilization(busyBefore);
     loopDelay.disable();
+    gc.disconnect();
     const { meLatencies } = await ask<{ meLatencies: number[] }>(child, { do: 'stop-probe' });
     meLatencies.sort((a, b) => a - b);
     const [{ n: failed }] = await server.store.db('extractions').where({ workspace_id: ws.id, status: 'failed' }).count({ n: '*' });
@@ -189,6 +199,7 @@ async function bench(): Promise<void> {
     const late = (ns: number) => Math.max(0, ns / 1e6 - LOOP_SAMPLE_MS).toFixed(1);
     console.log(`| server's event-loop delay while draining, p50 / p99 / max | ${late(loopDelay.percentile(50))} / ${late(loopDelay.percentile(99))} / ${late(loopDelay.max)} ms | |`);
     console.log(`| server's main thread busy while draining | ${(100 * busy.utilization).toFixed(1)}%, ${(busy.active / QUEUED).toFixed(1)} ms a queued scan | |`);
+    console.log(`| server's main thread: full collections while draining, longest pause of any collection | ${collections.full}, ${collections.longestMs.toFixed(1)} ms | |`);
     console.log(`| failed extractions | ${failed} | 0 |`);
   } finally {
     child.kill();
