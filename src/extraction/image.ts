@@ -131,6 +131,22 @@ async function pgm(gray: Buffer, width: number, height: number): Promise<GrayIma
   return { ...encodePgm(page.gray, page.width, page.height, -skew), unlevelled: encodePgm(gray, width, height) };
 }
 
+/** Every this many rows is counted by inkShare: print spans many rows, and a page is millions of pixels. */
+const INK_SAMPLE_ROWS = 4;
+
+/** The share of a prepared page's pixels that are ink, from every INK_SAMPLE_ROWS-th row: how much print there is to read. */
+export function inkShare(image: GrayImage): number {
+  const gray = pixelsOf(image);
+  const { width } = image;
+  let ink = 0;
+  let counted = 0;
+  for (let row = 0; row < gray.length; row += INK_SAMPLE_ROWS * width) {
+    for (let p = row; p < row + width; p += 1) if (gray[p]! < INK) ink += 1;
+    counted += width;
+  }
+  return counted ? ink / counted : 0;
+}
+
 /** The gray pixels of a prepared page, without their PGM header. */
 export function pixelsOf(image: GrayImage): Buffer {
   const header = PGM_HEADER.exec(image.pgm.subarray(0, 32).toString('latin1'))![0];

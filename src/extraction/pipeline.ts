@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { DocumentError } from '../errors.js';
-import { enlargePage, MAX_LONG_SIDE, turnPage } from './image.js';
+import { enlargePage, inkShare, MAX_LONG_SIDE, turnPage } from './image.js';
 import { wordsToLines } from './layout.js';
 import type { OcrLanguage } from './ocr-languages.js';
 import { createOcrPool } from './ocr-pool.js';
@@ -9,6 +9,7 @@ import { pageLanguage } from './page-language.js';
 import { createDocumentPool, type DocumentPoolConfig, type OpenPdf } from './document-pool.js';
 import { placeWords } from './pdf-pictures.js';
 import { readAhead } from './read-ahead.js';
+import { scheduleByInk } from './ocr-schedule.js';
 import { needsSecondReading } from './second-reading.js';
 import type { EInvoice } from './einvoice/read.js';
 import type { Box, ContentType, DocumentText, FoundField, GrayImage, Line, PageSize, PageText, Word } from './types.js';
@@ -133,11 +134,14 @@ function ocrPage(number: number, { words, image }: PageRead, shown?: PageSize): 
 
 const ocrLines = (words: Word[], image: GrayImage) => wordsToLines(words, image.height / image.width);
 
-/** Failures from one page carry the page number and how many pages were done before it. */
-function onPage(pageNumber: number, err: unknown): unknown {
+/** Failures from one page carry the page number and how many pages were done when it failed. */
+function onPage(pageNumber: number, err: unknown, done: number): unknown {
   if (!(err instanceof DocumentError) || err.pages !== undefined) return err;
-  return new DocumentError(err.code, `Page ${pageNumber}: ${err.message}`, pageNumber - 1);
+  return new DocumentError(err.code, `Page ${pageNumber}: ${err.message}`, done);
 }
+
+/** Pages read to the end: a page waiting for OCR or being read has no size yet. */
+const pagesDone = (pages: PageText[]) => pages.filter((p) => p.size !== undefined).length;
 
 /**
  * The extraction pipeline: document bytes -> page text (text layer or OCR) -> lines -> fields.
@@ -270,9 +274,9 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
   }
 
   /**
-   * A PDF's pages in order: text layers as they are, other pages rendered one after another in
-   * the document's worker and read by OCR side by side, as many at once as there are OCR workers;
-   * the next page is rendered while they are read, so that a worker that finishes need not wait for it.
+   * A PDF's pages: text layers as they are, other pages rendered one after another in the
+   * document's worker and read by OCR side by side, as many at once as there are OCR workers, the
+   * densest of those rendered ahead first (./ocr-schedule.ts).
    * Only the document's first OCR page may be refused for a full queue; once it is admitted the
    * rest follow, and a page that fails stops the pages not yet started.
    */
@@ -280,10 +284,23 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
     const pdf = await documents.openPdf(bytes);
     const textLayer = readAhead(pdf.pageCount, (n) => pdf.lines(n));
     const pages: PageText[] = [];
-    const reading = new Set<Promise<void>>();
     let started = 0;
     let failure: { error: unknown } | null = null;
     let ocrRead: PageRead | undefined;
+    const schedule = scheduleByInk<{ number: number; at: number; image: GrayImage; size: PageSize }>(
+      config.ocrWorkers,
+      ({ number, at, image, size }) => {
+        started += 1;
+        return ocr(image, languages, started > 1, pdf.thicken).then(
+          (read) => {
+            ocrRead = read;
+            pages[at] = ocrPage(number, read, size);
+          },
+          (err: unknown) => void (failure ??= { error: onPage(number, err, pagesDone(pages)) }),
+        );
+      },
+      () => failure !== null,
+    );
     try {
       for (let n = 1; n <= pdf.pageCount && !failure; n += 1) {
         try {
@@ -294,25 +311,14 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
             continue;
           }
           const image = await pdf.render(n);
-          if (reading.size >= config.ocrWorkers) await Promise.race(reading);
-          if (failure) break;
           const at = pages.length;
           pages.push({ number: n, source: 'ocr', lines: [] });
-          const page: Promise<void> = ocr(image, languages, started > 0, pdf.thicken).then(
-            (read) => {
-              ocrRead = read;
-              pages[at] = ocrPage(n, read, size);
-            },
-            (err: unknown) => void (failure ??= { error: onPage(n, err) }),
-          );
-          started += 1;
-          reading.add(page);
-          void page.then(() => reading.delete(page));
+          await schedule.add({ number: n, at, image, size }, inkShare(image));
         } catch (err) {
-          failure ??= { error: onPage(n, err) };
+          failure ??= { error: onPage(n, err, pagesDone(pages)) };
         }
       }
-      await Promise.all(reading);
+      await schedule.finish();
       if (failure) throw failure.error;
       if (!hasText(pages)) return { pages, fields: [], eInvoice: null };
       const fieldsOf = async (read: PageText[]): Promise<Read> => ({ pages: read, ...(await pdf.fields(read.filter(readByOcr))) });
