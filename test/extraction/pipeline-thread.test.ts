@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Worker } from 'node:worker_threads';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { ApiError, DocumentError } from '../../src/errors.js';
 import { createPipeline, type ExtractionInfo, type Pipeline } from '../../src/extraction/pipeline.js';
@@ -7,6 +8,19 @@ import { startPipelineThread } from '../../src/extraction/pipeline-thread.js';
 import { createLogger } from '../../src/logger.js';
 import { brokenPagePdf } from '../hostile/pdf-builder.js';
 import { EU_INVOICE, invoicePdf, renderPage } from '../fixtures/documents.js';
+
+/** The threads startPipelineThread starts, so that a test can stop one under it. */
+const started = vi.hoisted(() => [] as Worker[]);
+vi.mock('../../src/workers/thread.js', async (real) => {
+  const { startThread } = await real<typeof import('../../src/workers/thread.js')>();
+  return {
+    startThread: (...args: Parameters<typeof startThread>) => {
+      const thread = startThread(...args);
+      started.push(thread);
+      return thread;
+    },
+  };
+});
 
 /** A logger whose lines are kept, parsed. */
 function keptLogger() {
@@ -106,5 +120,29 @@ describe("the pipeline thread's logs", () => {
     const thread = startPipelineThread(config, { logger: keptLogger().logger });
     await thread.close();
     expect(await rejection(thread.extract({ bytes: Buffer.from('x'), contentType: 'image/png' }))).toMatchObject({ code: 'interrupted' });
+  });
+
+});
+
+describe('a pipeline thread that dies', () => {
+  it('fails the extractions it was reading, is logged, and reads the next document in a new thread', async () => {
+    const { logger, lines } = keptLogger();
+    const thread = startPipelineThread(config, { logger });
+    try {
+      await untilReady(thread);
+      const scan = await renderPage(await invoicePdf(EU_INVOICE), 150);
+      const reading = rejection(thread.extract({ bytes: scan, contentType: 'image/png' }));
+      await new Promise((r) => setTimeout(r, 200));
+      await started.at(-1)!.terminate();
+      const err = await reading;
+      expect(err).toBeInstanceOf(Error);
+      expect(err).not.toBeInstanceOf(DocumentError);
+      expect((err as Error).message).toMatch(/^The extraction pipeline thread died: it exited with code 1$/);
+      expect(lines).toContainEqual(expect.objectContaining({ level: 50, msg: 'the extraction pipeline thread died; starting a new one' }));
+      await untilReady(thread);
+      expect((await thread.extract({ bytes: scan, contentType: 'image/png' })).fields.length).toBeGreaterThan(5);
+    } finally {
+      await thread.close();
+    }
   });
 });
