@@ -67,6 +67,7 @@ export function startPipelineThread(config: PipelineConfig & { logLevel: string 
   function start(): void {
     Atomics.store(state, READY, 0);
     const data: PipelineThreadData = { config, logLevel: config.logLevel, state: state.buffer as SharedArrayBuffer };
+    // serve() (../workers/serve.ts) shares a progress slot with its caller; a pool reads it when a job overruns, nothing here does.
     const worker = startThread(ENTRY, { background: false, data: { ...data, progress: new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT) } });
     worker.unref();
     worker.on('message', (message: Reply | Ready | PipelineEvent) => {
