@@ -149,7 +149,10 @@ describe('a restart resumes queued work (SQLite, a killed process)', () => {
   it('completes an extraction whose server was SIGKILLed while it was processing', async () => {
     const databaseUrl = `sqlite:${path.join(dir, 'docex.sqlite')}`;
     const store = await openStore(databaseUrl);
-    const ws = await store.workspaces.create({ name: 'w', plan: 'pro' });
+    // Polled ten times a second until the second server has read it: the plan's 60 requests a
+    // minute would answer 429 whenever reading takes longer than six seconds (a server run from its
+    // sources compiles the pipeline in its own thread before it reads anything).
+    const ws = await store.workspaces.create({ name: 'w', plan: 'pro', per_minute: 100_000, per_day: 1_000_000 });
     const { secret } = await store.apiKeys.create({ workspace_id: ws.id, name: 'k', scopes: ['extractions:read', 'extractions:write'] });
     const scan = (await renderPage(await invoicePdf(EU_INVOICE), 150)).toString('base64');
     const first = await startServerProcess({ DATABASE_URL: databaseUrl, QUEUE_POLL_MS: '50' });
