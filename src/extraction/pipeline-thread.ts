@@ -1,5 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
+import type { Config } from '../config.js';
 import { DocumentError } from '../errors.js';
 import { reviveError, type Ready, type Reply } from '../workers/protocol.js';
 import { startThread } from '../workers/thread.js';
@@ -8,10 +9,12 @@ import type { ExtractionInfo, Pipeline, PipelineConfig, PipelineOptions } from '
 import type { ContentType } from './types.js';
 import type { OcrLanguage } from './ocr-languages.js';
 
+/** The pipeline's settings, and the level its thread logs at. */
+export type PipelineThreadConfig = PipelineConfig & Pick<Config, 'logLevel'>;
+
 /** What the pipeline's thread is started with (./pipeline-worker.ts). */
 export interface PipelineThreadData {
-  config: PipelineConfig;
-  logLevel: string;
+  config: PipelineThreadConfig;
   /** Int32 slots the thread writes its state into: READY and QUEUE_DEPTH. */
   state: SharedArrayBuffer;
 }
@@ -56,7 +59,7 @@ interface Pending {
  * collection a scan while a queue drained. The thread runs at the event loop's priority, its
  * workers below it. Should it die, the extractions it was reading fail and a new one starts.
  */
-export function startPipelineThread(config: PipelineConfig & { logLevel: string }, options: PipelineOptions & { logger: Logger }): Pipeline {
+export function startPipelineThread(config: PipelineThreadConfig, options: PipelineOptions & { logger: Logger }): Pipeline {
   const { logger } = options;
   const state = new Int32Array(new SharedArrayBuffer(STATE_SLOTS * Int32Array.BYTES_PER_ELEMENT));
   const pending = new Map<number, Pending>();
@@ -66,7 +69,7 @@ export function startPipelineThread(config: PipelineConfig & { logLevel: string 
 
   function start(): void {
     Atomics.store(state, READY, 0);
-    const data: PipelineThreadData = { config, logLevel: config.logLevel, state: state.buffer as SharedArrayBuffer };
+    const data: PipelineThreadData = { config, state: state.buffer as SharedArrayBuffer };
     // serve() (../workers/serve.ts) shares a progress slot with its caller; a pool reads it when a job overruns, nothing here does.
     const worker = startThread(ENTRY, { background: false, data: { ...data, progress: new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT) } });
     worker.unref();

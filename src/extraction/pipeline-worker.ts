@@ -7,10 +7,10 @@ import { QUEUE_DEPTH, READY, type ExtractRequest, type PipelineEvent, type Pipel
 /** How often the thread writes whether it is ready and how many OCR jobs wait, for /readyz and the metrics. */
 const REPORT_MS = 100;
 
-const { config, logLevel, state } = workerData as PipelineThreadData;
+const { config, state } = workerData as PipelineThreadData;
 const port = parentPort!;
 const tell = (event: PipelineEvent) => port.postMessage(event);
-const logger = createLogger(logLevel, { write: (line: string) => tell({ log: line }) });
+const logger = createLogger(config.logLevel, { write: (line: string) => tell({ log: line }) });
 const pipeline = createPipeline(config, { logger, onExtraction: (extraction) => tell({ extraction }) });
 const shared = new Int32Array(state);
 
