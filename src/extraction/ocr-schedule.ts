@@ -6,21 +6,23 @@
  */
 export interface PageSchedule<P> {
   /** Adds a page ready to read; resolves once the caller may prepare the next one. */
-  add(page: P, ink: number): Promise<void>;
+  add(page: P): Promise<void>;
   /** Starts the pages still waiting as workers free up, and resolves once every page started has been read. */
   finish(): Promise<void>;
 }
 
 /**
  * `read` reads one page; its promise must not reject (a page's failure is the caller's to keep).
- * `stopped` tells when a page has failed: no page waiting is started after that.
+ * `stopped` tells when a page has failed: no page waiting is started after that. `inkOf` measures
+ * a page's print, once, and only when it has to be weighed against another waiting page.
  */
-export function scheduleByInk<P>(workers: number, read: (page: P) => Promise<void>, stopped: () => boolean): PageSchedule<P> {
-  const waiting: { page: P; ink: number }[] = [];
+export function scheduleByInk<P>(workers: number, read: (page: P) => Promise<void>, stopped: () => boolean, inkOf: (page: P) => number): PageSchedule<P> {
+  const waiting: { page: P; ink?: number }[] = [];
   const reading = new Set<Promise<void>>();
+  const ink = (entry: (typeof waiting)[number]) => (entry.ink ??= inkOf(entry.page));
 
   function startInkiest(): void {
-    const inkiest = waiting.reduce((most, next) => (next.ink > most.ink ? next : most));
+    const inkiest = waiting.length === 1 ? waiting[0]! : waiting.reduce((most, next) => (ink(next) > ink(most) ? next : most));
     waiting.splice(waiting.indexOf(inkiest), 1);
     const job = read(inkiest.page);
     reading.add(job);
@@ -36,8 +38,8 @@ export function scheduleByInk<P>(workers: number, read: (page: P) => Promise<voi
   }
 
   return {
-    async add(page, ink) {
-      waiting.push({ page, ink });
+    async add(page) {
+      waiting.push({ page });
       await startReady(workers);
     },
     async finish() {

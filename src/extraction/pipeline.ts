@@ -300,6 +300,7 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
         );
       },
       () => failure !== null,
+      ({ image }) => inkShare(image),
     );
     try {
       for (let n = 1; n <= pdf.pageCount && !failure; n += 1) {
@@ -313,7 +314,7 @@ export function createPipeline(config: PipelineConfig, options: PipelineOptions 
           const image = await pdf.render(n);
           const at = pages.length;
           pages.push({ number: n, source: 'ocr', lines: [] });
-          await schedule.add({ number: n, at, image, size }, inkShare(image));
+          await schedule.add({ number: n, at, image, size });
         } catch (err) {
           failure ??= { error: onPage(n, err, pagesDone(pages)) };
         }
