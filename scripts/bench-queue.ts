@@ -4,8 +4,9 @@
  * BENCH_QUEUE_COUNT (default 500) queued single-page scans drain, their ratio (target >= 90%), and the
  * time from POST to 202 (p50, p99): for the first 100 sent at once, four in flight, and for the rest,
  * sent at twice the synchronous rate while the queue drains (target p99 < 50 ms), and what the
- * server's main thread did meanwhile: its event loop's delay and the time it was busy per queued scan,
- * which other work on a shared machine stretches less than wall time.
+ * server's main thread did meanwhile: its event loop's delay, the time it was busy per queued scan
+ * (which other work on a shared machine stretches less than wall time), and its full garbage
+ * collections, each a pause for every request it is answering.
  *
  * The server runs in this process; the requests are sent from a child process, as clients are
  * elsewhere, so that sending them and reading the answers does not share the server's event loop.
