@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { DocumentError } from '../errors.js';
 import { createWorkerPool, WorkerStopped, type Job } from '../workers/pool.js';
+import { bufferOver } from './buffer-over.js';
 import type { AreaRequest, ImageRequest, OpenRequest, PageLines, PdfFields } from './document-worker.js';
 import { PDFJS_MODULES } from './pdfjs.js';
 import { packDocument, unpackLines } from './packed-lines.js';
@@ -61,7 +62,7 @@ export function outgoing(bytes: Buffer): Uint8Array {
 
 /** Moved across threads, a page's pixels arrive as plain Uint8Arrays; OCR and turnPage read them as Buffers (the PGM header as text). */
 function incoming(image: GrayImage): GrayImage {
-  const pgm = Buffer.from(image.pgm.buffer, image.pgm.byteOffset, image.pgm.byteLength);
+  const pgm = bufferOver(image.pgm);
   return { ...image, pgm, unlevelled: image.unlevelled && incoming(image.unlevelled) };
 }
 

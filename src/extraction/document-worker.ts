@@ -1,5 +1,6 @@
 import { collectGarbage } from '../workers/gc.js';
 import { serve, Transfer } from '../workers/serve.js';
+import { bufferOver } from './buffer-over.js';
 import { answerWithEInvoice } from './einvoice/answer.js';
 import { readEInvoice, type EInvoice } from './einvoice/read.js';
 import { extractFields } from './fields.js';
@@ -82,7 +83,7 @@ serve({
     await doc?.close();
     doc = null;
     textLayers.clear();
-    const file = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const file = bufferOver(bytes);
     await checkStreams(file, limits);
     doc = await openPdf(file, limits);
     maxInvoiceXmlBytes = limits.maxInvoiceXmlBytes;
@@ -131,11 +132,11 @@ serve({
   },
   /** An uploaded JPEG, PNG or WebP, grayscale, scaled, levelled and its rules erased (./image.ts). */
   async prepareImage({ bytes, limits }: ImageRequest) {
-    return moved(await prepareImage(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), limits));
+    return moved(await prepareImage(bufferOver(bytes), limits));
   },
   /** A prepared page with its strokes thickened (./image.ts), for a page that reads poorly as it is. */
   thicken(image: GrayImage) {
-    return moved(thickenStrokes({ ...image, pgm: Buffer.from(image.pgm.buffer, image.pgm.byteOffset, image.pgm.byteLength) }));
+    return moved(thickenStrokes({ ...image, pgm: bufferOver(image.pgm) }));
   },
   async close() {
     await doc?.close();

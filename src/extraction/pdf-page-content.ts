@@ -1,3 +1,4 @@
+import { bufferOver } from './buffer-over.js';
 import { filter } from './pdf-filters.js';
 import { asArray, dataEnd, dataStart, either, nextKeyword, type Objects } from './pdf-objects.js';
 import { PdfName, PdfReader, PdfRef, SyntaxProblem, type PdfDict, type PdfValue } from './pdf-syntax.js';
@@ -52,7 +53,7 @@ function decodedContent(objects: Objects, ref: PdfValue | undefined): Buffer | n
     data = decoder && data && decoder.whole(data, MAX_CONTENT_BYTES);
     if (!data) return null;
   }
-  return data.length <= MAX_CONTENT_BYTES ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : null;
+  return data.length <= MAX_CONTENT_BYTES ? bufferOver(data) : null;
 }
 
 /** The operators of a content stream and their operands; null at anything this reader does not take apart (inline images, damage). */

@@ -1,3 +1,4 @@
+import { bufferOver } from './buffer-over.js';
 import { preparePixels, type Placement, type RawPixels } from './image.js';
 import { streamPicture } from './pdf-image-stream.js';
 import { walkOperators, type Matrix } from './pdf-operators.js';
@@ -83,7 +84,7 @@ function placement([a, b, c, d, e, f]: Matrix, pageWidth: number, pageHeight: nu
 function pixels(image: DecodedImage, { ImageKind }: PdfJs): RawPixels | null {
   const { width, height, kind, data } = image;
   if (!data) return null;
-  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const bytes = bufferOver(data);
   if (kind === ImageKind.RGB_24BPP && bytes.length === width * height * 3) return { data: bytes, width, height, channels: 3 };
   if (kind === ImageKind.RGBA_32BPP && bytes.length === width * height * 4) return { data: bytes, width, height, channels: 4 };
   if (kind !== ImageKind.GRAYSCALE_1BPP) return null;

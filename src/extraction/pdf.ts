@@ -1,4 +1,5 @@
 import { DocumentError } from '../errors.js';
+import { bufferOver } from './buffer-over.js';
 import { pixelsOf, toPgm } from './image.js';
 import { Objects } from './pdf-objects.js';
 import { imageSizes } from './pdf-page-content.js';
@@ -124,7 +125,7 @@ async function renderPage(page: PdfJsPage, limits: PdfLimits, area: Box = { x: 0
   context.fillRect(0, 0, width, height);
   await page.render({ canvas: canvas as unknown as HTMLCanvasElement, canvasContext: context as unknown as CanvasRenderingContext2D, viewport }).promise;
   const rgba = context.getImageData(0, 0, width, height).data;
-  return toPgm(Buffer.from(rgba.buffer, rgba.byteOffset, rgba.byteLength), width, height);
+  return toPgm(bufferOver(rgba), width, height);
 }
 
 /** Opens a PDF and checks the page count before any page is read. */

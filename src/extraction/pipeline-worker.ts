@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger } from '../logger.js';
 import { serve } from '../workers/serve.js';
+import { bufferOver } from './buffer-over.js';
 import { createPipeline } from './pipeline.js';
 import { QUEUE_DEPTH, READY, type ExtractRequest, type PipelineEvent, type PipelineThreadData } from './pipeline-thread.js';
 
@@ -20,6 +21,6 @@ setInterval(() => {
 }, REPORT_MS);
 
 serve({
-  extract: ({ bytes, contentType, languages }: ExtractRequest) => pipeline.extract({ bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), contentType, languages }),
+  extract: ({ bytes, contentType, languages }: ExtractRequest) => pipeline.extract({ bytes: bufferOver(bytes), contentType, languages }),
   close: () => pipeline.close(),
 });

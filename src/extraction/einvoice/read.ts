@@ -1,4 +1,5 @@
 import type { components } from '../../../generated/openapi.js';
+import { bufferOver } from '../buffer-over.js';
 import { CII_ROOTS, readCii } from './cii.js';
 import { profileOf } from './profile.js';
 import type { SyntaxReading } from './syntax.js';
@@ -69,8 +70,7 @@ function rejectedSummary(rejected: Rejected[]): string | null {
 export function readEInvoice(attachments: Attachment[], maxBytes: number): EInvoiceReading | null {
   const found = invoiceAttachments(attachments);
   if (!found.length) return null;
-  const view = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const distinct = found.filter((a, i) => found.findIndex((b) => view(b.bytes).equals(view(a.bytes))) === i);
+  const distinct = found.filter((a, i) => found.findIndex((b) => bufferOver(b.bytes).equals(bufferOver(a.bytes))) === i);
   const [chosen] = distinct;
   const name = chosen!.name;
   if (distinct.length > 1) {
