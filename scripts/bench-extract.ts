@@ -21,6 +21,7 @@ import { createPipeline } from '../src/extraction/pipeline.js';
 import { loadPdfJs, pdfjsAssets, sharedPdfWorker } from '../src/extraction/pdfjs.js';
 import { DE_INVOICE, EU_INVOICE, imageOnlyPdf, invoicePdf, largeTextPdf, layoutPdf, padPng, renderPage, US_INVOICE } from '../test/fixtures/documents.js';
 import { ciiXml, DE_E_INVOICE } from '../test/fixtures/einvoice.js';
+import { percentile } from './percentile.js';
 
 const MEMORY_PHASE = '--memory-phase';
 const TEXT_PAGES = 20;
@@ -124,11 +125,6 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
 
 const fmt = (ms: number) => ms.toFixed(ms < 10 ? 2 : 0);
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 /**
  * GET /v1/me latency on a server that is idle, then on the same server while every OCR worker reads

@@ -23,6 +23,7 @@ import { once } from 'node:events';
 import { constants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { benchScan } from './bench-scan.js';
+import { percentile } from './percentile.js';
 
 /** What the parent asks of the client child, and what the child answers. */
 type Ask =
@@ -48,12 +49,8 @@ const BURST = 100;
 /** The event-loop delay is sampled by a timer of this period; what is printed is how late it fired. */
 const LOOP_SAMPLE_MS = 10;
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-/** "p50 / p99 ms" of times sorted ascending. */
-const p50p99 = (sorted: number[]) => (sorted.length ? `${percentile(sorted, 50).toFixed(1)} / ${percentile(sorted, 99).toFixed(1)} ms` : 'none sent');
+/** "p50 / p99 ms" of the times. */
+const p50p99 = (times: number[]) => (times.length ? `${percentile(times, 50).toFixed(1)} / ${percentile(times, 99).toFixed(1)} ms` : 'none sent');
 
 /** Child mode: sends the requests the parent asks for and answers with what it measured. */
 function client(): void {
@@ -183,10 +180,7 @@ async function bench(): Promise<void> {
     loopDelay.disable();
     gc.disconnect();
     const { meLatencies } = await ask<{ meLatencies: number[] }>(child, { do: 'stop-probe' });
-    meLatencies.sort((a, b) => a - b);
     const [{ n: failed }] = await server.store.db('extractions').where({ workspace_id: ws.id, status: 'failed' }).count({ n: '*' });
-    latencies.sort((a, b) => a - b);
-    burstLatencies.sort((a, b) => a - b);
 
     console.log(`\n${server.store.dialect}, queue ${config.redisUrl ? 'BullMQ' : 'in the database'}, OCR_WORKERS=${config.ocrWorkers}, QUEUE_CONCURRENCY=${config.queueConcurrency}, scan ${process.env.BENCH_SCAN ?? 'invoice'} (${Math.round((scan.length * 3) / 4 / 1024)} KiB)\n`);
     console.log('| measure | value | target |');

@@ -7,6 +7,7 @@ import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { startServer } from '../src/server.js';
 import { EU_INVOICE, US_INVOICE, invoicePdf, renderPage } from '../test/fixtures/documents.js';
+import { percentile } from './percentile.js';
 
 export interface SoakReport {
   seconds: number;
@@ -21,7 +22,6 @@ export interface SoakReport {
   problems: string[];
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
 /**
@@ -108,13 +108,12 @@ export async function runSoak(seconds: number, log: (line: string) => void = () 
     }
     if (lost) problems.push(`${lost} created extractions could not be read back complete`);
     if (rssEnd > rssStart * 1.2) problems.push(`RSS floor grew from ${mb(rssStart)} MB to ${mb(rssEnd)} MB (more than 20%)`);
-    const sorted = [...latencies].sort((a, b) => a - b);
     const report: SoakReport = {
       seconds,
       requests: latencies.length,
       statuses,
-      p50: Math.round(percentile(sorted, 50)),
-      p99: Math.round(percentile(sorted, 99)),
+      p50: Math.round(percentile(latencies, 50)),
+      p99: Math.round(percentile(latencies, 99)),
       rssStartMb: mb(rssStart),
       rssEndMb: mb(rssEnd),
       created: created.length,

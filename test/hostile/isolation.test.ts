@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { percentile } from '../../scripts/percentile.js';
 import { openStore } from '../../src/store/index.js';
 import { EU_INVOICE, invoicePdf } from '../fixtures/documents.js';
 import { startServerProcess, type ServerProcess } from '../scale/processes.js';
@@ -27,11 +28,6 @@ interface Extraction {
 function rss(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 /** Opens a fresh SQLite database with an attacker's and a bystander's workspace, and returns their keys. */
