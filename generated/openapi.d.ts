@@ -476,7 +476,10 @@ export interface components {
              *     `%`), `line_items.N.code` and `line_items.N.unit` when the table has
              *     them; templates name their line items the same way
              *     (`line_items.N.<column>`). Other label/value pairs found in the
-             *     document appear under a snake_case version of their label. A PDF
+             *     document appear under a snake_case version of their label; under a
+             *     label known for an amount (`Cash`, `Change`, `Discount`,
+             *     `Rounding`, ...) the value is an amount with its cents (`13.80`),
+             *     and a label with anything else beside or under it is left out. A PDF
              *     whose invoice XML was read (see `e_invoice`) also has the VAT
              *     breakdown as `tax_lines.N.category`, `.tax_rate`,
              *     `.taxable_amount`, `.tax_amount` (and `.exemption_reason`), and,

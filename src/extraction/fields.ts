@@ -1,4 +1,4 @@
-import { CANONICAL_FIELDS, isCanonicalField, matchLabel, normaliseLabel } from './labels.js';
+import { CANONICAL_FIELDS, isCanonicalField, matchLabel, normaliseLabel, type LabelMatch } from './labels.js';
 import { parseAmount, parseDate, snakeCase, type DateOrder } from './normalise.js';
 import { amountRows } from './finders/amount-rows.js';
 import { unlabelledAmounts } from './finders/amounts.js';
@@ -11,6 +11,7 @@ import { partyBlocks } from './finders/label-blocks.js';
 import { labelledValues, labelExplanation } from './finders/labelled.js';
 import { findLineItems, lineItemFields, lineItemSum } from './finders/line-items.js';
 import { numberSign } from './finders/number-sign.js';
+import { readValue } from './finders/read-value.js';
 import { paymentTerms } from './finders/payment-terms.js';
 import { numberAfterTitle, numberBesideTitle } from './finders/title-number.js';
 import type { Finder, FinderContext } from './finders/types.js';
@@ -44,6 +45,19 @@ function otherValue(text: string, order: DateOrder): string {
 }
 
 /**
+ * The value of a label of no canonical field. A label that is exactly a lexicon phrase for an
+ * amount ("Cash", "Service charge") promises one, with its cents: other text beside or under it
+ * is another label or a stray line ("GOV TAX" under "SERVICE CHARGE", "MEMBERPOINTS:000" under
+ * "CASH"), not its value, and yields null. A label with more words ("Cash sales no") may name
+ * something else, and keeps what it labels.
+ */
+function otherFieldValue(match: LabelMatch | null, pair: LabelValue, ctx: FinderContext): string | null {
+  if (!match?.exact || !match.fields.every((f) => f.kind === 'amount')) return otherValue(pair.value, ctx.order);
+  const amount = readValue('amount', ctx.mended(pair.page, pair.value), ctx.order);
+  return amount?.quality === 1 ? amount.value : null;
+}
+
+/**
  * Labelled values under labels of no canonical field ("Payment terms", "Kundennummer", "Discount"),
  * each a field named after its label.
  */
@@ -56,11 +70,12 @@ function otherLabelledFields(ctx: FinderContext): FoundField[] {
     let name = snakeCase(pair.label);
     if (!name) continue;
     if (names.has(name) && isCanonicalField(name)) name = `${name}_2`;
-    if (names.has(name)) continue;
+    const value = otherFieldValue(match, pair, ctx);
+    if (names.has(name) || value === null) continue;
     names.add(name);
     out.push({
       field: name,
-      value: otherValue(pair.value, ctx.order),
+      value,
       confidence: Math.round((pair.position === 'right' ? 85 : 80) * (pair.confidence / 100)),
       explanation: labelExplanation(pair),
       page: pair.page,

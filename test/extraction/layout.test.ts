@@ -226,6 +226,16 @@ describe('extractFields', () => {
     expect(fields.filter((f) => f.field === 'currency')).toHaveLength(1);
   });
 
+  it('keeps under an amount label only an amount: another label or a stray line under it is not its value', () => {
+    const doc = {
+      pages: [page(1, run('CASH', 0.1, 0.1), run('MEMBERPOINTS:000', 0.1, 0.12), run('SERVICE CHARGE', 0.1, 0.3), run('GOV TAX', 0.1, 0.32), run('CASH', 0.1, 0.5), run('RM 13.80', 0.6, 0.5), run('Cash sales no: 199176', 0.1, 0.7))],
+    };
+    const fields = extractFields(doc);
+    expect(fields.find((f) => f.field === 'cash')).toMatchObject({ value: '13.80', explanation: "label 'CASH' on page 1, value to the right" });
+    expect(fields.find((f) => f.field === 'service_charge')).toBeUndefined();
+    expect(fields.find((f) => f.field === 'cash_sales_no')?.value).toBe('199176');
+  });
+
   it('scales confidence by OCR word confidence and reports the value box', () => {
     const doc = { pages: [page(1, run('Invoice No.:', 0.1, 0.1, 80), run('A-1', 0.5, 0.1, 60))] };
     const f = field(doc, 'invoice_number')!;
