@@ -97,5 +97,3 @@ export function apiKeysRepository(db: Db, principals: PrincipalCache<Principal>)
     },
   };
 }
-
-export type ApiKeysRepository = ReturnType<typeof apiKeysRepository>;

@@ -56,5 +56,3 @@ export function templatesRepository(db: Db) {
     },
   };
 }
-
-export type TemplatesRepository = ReturnType<typeof templatesRepository>;

@@ -64,5 +64,3 @@ export function workspacesRepository(db: Db, principals: PrincipalCache<unknown>
     },
   };
 }
-
-export type WorkspacesRepository = ReturnType<typeof workspacesRepository>;
