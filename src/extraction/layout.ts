@@ -202,6 +202,12 @@ function colonChunks(words: Word[], isLabel: LabelTest): Chunk[] {
   return chunks;
 }
 
+/**
+ * Words that go on naming what a label names ("Merchant Number", "Store ID"): a phrase followed by
+ * one is a longer label the lexicon does not know, not a label and its value.
+ */
+const LABEL_CONTINUES = /^(?:number|no|nr|id)\.?$/i;
+
 /** "Total 1,234.50" or "Invoice Number INV-7": a known label phrase, then its value, no colon. */
 function knownPrefix(line: Line, isLabel: LabelTest): Chunk | null {
   const phrases: string[] = [];
@@ -209,7 +215,7 @@ function knownPrefix(line: Line, isLabel: LabelTest): Chunk | null {
     phrases.push(k === 1 ? line.words[0]!.text : `${phrases[k - 2]} ${line.words[k - 1]!.text}`);
   }
   for (let k = phrases.length; k >= 1; k -= 1) {
-    if (isLabel(stripLabel(phrases[k - 1]!))) return { label: line.words.slice(0, k), value: line.words.slice(k) };
+    if (!LABEL_CONTINUES.test(line.words[k]!.text) && isLabel(stripLabel(phrases[k - 1]!))) return { label: line.words.slice(0, k), value: line.words.slice(k) };
   }
   return null;
 }

@@ -58,6 +58,16 @@ describe('finderContext', () => {
     expect(inBlock).toEqual(['Käufer:', 'Kunden AG Mitte', 'Hans Muster', 'Kundenstraße 15', '69876 Frankfurt']);
     expect(ctx.lineOf(page(invoice).lines.find((l) => l.text === 'Bruttosumme')!.words[0]!)?.line.text).toBe('Bruttosumme');
   });
+  it("reads a label OCR misread by a letter as the label it is, on OCR pages only, and no phrase that only then contains one", () => {
+    const rows = sheet([['UStld', 'DE 232 446 240'], ['Steuer-Nr.', '044 241 601 03'], ['Bandar Puteri', '47100 Puchong']]);
+    const pairs = (source: PageText['source']) => finderContext(layoutDocument(rows, source)).pairs.map((p) => [p.label, p.value]);
+    expect(pairs('ocr')).toEqual([
+      ['UStid', 'DE 232 446 240'],
+      ['Steuer-Nr.', '044 241 601 03'],
+    ]);
+    expect(pairs('text_layer')).toEqual([['Steuer-Nr.', '044 241 601 03']]);
+    expect(only(run(labelledValues, layoutDocument(rows, 'ocr')), 'vendor_tax_id').map((c) => c.value)).toEqual(['DE232446240', '04424160103']);
+  });
 });
 
 describe('labelledValues', () => {

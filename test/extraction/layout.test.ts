@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractFields } from '../../src/extraction/fields.js';
-import { fieldsForLabel, isKnownLabel, normaliseLabel } from '../../src/extraction/labels.js';
+import { fieldsForLabel, isKnownLabel, isLabelPhrase, normaliseLabel } from '../../src/extraction/labels.js';
 import { findPairs, wordsToLines } from '../../src/extraction/layout.js';
 import { documentText } from '../../src/extraction/text.js';
 import type { DocumentText, PageText, Word } from '../../src/extraction/types.js';
@@ -106,6 +106,11 @@ describe('labels', () => {
 });
 
 describe('findPairs', () => {
+  it('takes no label out of a longer one the lexicon does not know ("Merchant Number")', () => {
+    const pairs = findPairs(page(1, run('Merchant Number 4711', 0.1, 0.1), run('Merchant Shell Kepong', 0.1, 0.2)), isLabelPhrase);
+    expect(pairs.map((p) => [p.label, p.value])).toEqual([['Merchant', 'Shell Kepong']]);
+  });
+
   it('pairs a value to the right on the same line, in the next column, or directly below', () => {
     const p = page(
       1,

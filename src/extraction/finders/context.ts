@@ -1,12 +1,38 @@
-import { isLabelPhrase, mendLabelWords } from '../labels.js';
+import { isKnownLabel, isLabelPhrase, mendLabelWords } from '../labels.js';
 import { findPairs } from '../layout.js';
 import { dateOrderOf } from '../normalise.js';
 import { documentText } from '../text.js';
-import type { DocumentText, Line, Word } from '../types.js';
+import type { DocumentText, LabelValue, Line, PageText, Word } from '../types.js';
 import { recipientLines } from '../vendor.js';
 import { documentTypeOf } from '../document-type.js';
 import { mendSlips } from './ocr-slips.js';
 import type { FinderContext, Located, Row } from './types.js';
+
+/** Letters OCR takes for one another, by their shapes: a stroke, a round letter, an arch. */
+const LOOK_ALIKE = ['il1|!tfj', 'oae0cq', 'hb', 'nu'];
+
+/** Whether every letter the mending changed was changed into one of like shape ("UStld" into "UStid", not "Bandar" into "Bundar"). */
+function alike(read: string, meant: string): boolean {
+  return [...read.toLowerCase()].every((c, i) => {
+    const m = meant[i]!.toLowerCase();
+    return c === m || LOOK_ALIKE.some((group) => group.includes(c) && group.includes(m));
+  });
+}
+
+/**
+ * Label/value pairs of a page read by OCR, where a phrase that is no label becomes one with a
+ * letter of its words read as the letter of like shape that makes it a label word ("UStld" for
+ * "UStId", as amounts and dates are read: `mended`), and the pair is labelled as meant. Only a
+ * phrase that is then exactly a label: words a letter away from a label word are common
+ * ("Bandar" in a Malay address, one letter from "bundar", rounding; "partir" in French).
+ */
+function ocrPairs(page: PageText, isLabel: (phrase: string) => boolean): LabelValue[] {
+  const misread = (phrase: string) => {
+    const mended = mendLabelWords(phrase);
+    return mended !== phrase && alike(phrase, mended) && isKnownLabel(mended) ? mended : null;
+  };
+  return findPairs(page, (phrase) => isLabel(phrase) || misread(phrase) !== null).map((pair) => ({ ...pair, label: misread(pair.label) ?? pair.label }));
+}
 
 /** Everything finders share, worked out once per document. */
 export function finderContext(doc: DocumentText): FinderContext & { documentTypeSays: string } {
@@ -35,7 +61,7 @@ export function finderContext(doc: DocumentText): FinderContext & { documentType
     documentType: type,
     documentTypeSays: says,
     isLabel,
-    pairs: doc.pages.flatMap((page) => findPairs(page, isLabel)),
+    pairs: doc.pages.flatMap((page) => (page.source === 'ocr' ? ocrPairs(page, isLabel) : findPairs(page, isLabel))),
     lines,
     rows,
     lineOf: (word) => byWord.get(word),
