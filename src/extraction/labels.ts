@@ -97,9 +97,25 @@ export function withoutTrailingTitle(text: string): string {
   return words.join(' ');
 }
 
+const modifiers = JSON.parse(readFileSync(`${lexiconDir('.')}/label-modifiers.json`, 'utf8')) as Record<'excluding' | 'including' | 'secondary' | 'base', string[]>;
+
+/** A preposition that makes the amount after it the base a rate is taken of ("on $ 112.90", "auf 100,00"). */
+const BASE_WORD = `(?:${modifiers.base.join('|')})`;
+/** An amount printed with its cents, with a currency sign before or after it. */
+const BASE_AMOUNT = String.raw`[^\p{L}\d\s]{0,3}\s?\d{1,3}(?:[.,' ]?\d{3})*[.,]\d{2}(?![.,]?\d)\s?[^\p{L}\d\s]{0,3}`;
+/** "Tax 15% on $ 112.90" (Odoo's tax line): the rate and the base it is taken of, which name no amount of their own. */
+const RATE_AND_BASE = new RegExp(String.raw`%\s*${BASE_WORD}\s+${BASE_AMOUNT}`, 'giu');
+const BASE_VALUE = new RegExp(String.raw`^${BASE_WORD}\s+${BASE_AMOUNT}`, 'iu');
+
+/** Whether a value is the base of a rate ("on $ 112.90" beside "Tax 15%"), not the amount its label names. */
+export function isRateBase(value: string): boolean {
+  return BASE_VALUE.test(value.trim());
+}
+
 /** Reduces a printed label to the form the patterns above are written against. */
 export function normaliseLabel(label: string): string {
   return withoutCurrencyCodes(label)
+    .replace(RATE_AND_BASE, '% ')
     .toLowerCase()
     .replace(/\(?\s*\d+(?:[.,]\d+)?\s*%\s*\)?/g, ' ')
     .replace(/%/g, ' percent ')
@@ -127,7 +143,6 @@ export interface LabelMatch {
 
 const lexicon = loadLexicon(lexiconDir('labels'), normaliseLabel);
 
-const modifiers = JSON.parse(readFileSync(`${lexiconDir('.')}/label-modifiers.json`, 'utf8')) as Record<'excluding' | 'including' | 'secondary', string[]>;
 const anyOf = (phrases: string[]) => new RegExp(`(?:^| )(?:${phrases.map((p) => foldPhrase(p)).join('|')})(?: |$)`);
 const EXCLUDING = anyOf(modifiers.excluding);
 const INCLUDING = anyOf(modifiers.including);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { extractFields } from '../../src/extraction/fields.js';
 import { amountRows } from '../../src/extraction/finders/amount-rows.js';
 import { unlabelledAmounts } from '../../src/extraction/finders/amounts.js';
 import { contacts, ibans } from '../../src/extraction/finders/contacts.js';
@@ -139,6 +140,19 @@ describe('labelledValues', () => {
 
   it('reads the tax a total included ("Total Included GST @ 6%") as the tax amount, not the total', () => {
     expect(found(labelledValues, layoutDocument(sheet([['Total Included GST @ 6%', '1.42']])))).toMatchObject([{ field: 'tax_amount', value: '1.42' }]);
+  });
+
+  it('reads the tax on a line that prints its rate and base ("Tax 15% on $ 112.90"), never the base as the tax', () => {
+    const tax = (label: string, value: string) => only(run(labelledValues, layoutDocument(sheet([[label, value]]))), 'tax_amount').map((c) => c.value);
+    expect(tax('Tax 15% on $ 112.90', '$ 16.94')).toEqual(['16.94']);
+    expect(tax('MwSt. 19% auf 100,00 €', '19,00 €')).toEqual(['19.00']);
+    expect(tax('Tax 15%', 'on $ 112.90')).toEqual([]);
+    const odoo = layoutDocument(sheet([['Subtotal $', '112.00'], ['Subtotal $', '150.90'], ['Subtotal', '$ 262.90'], ['Tax 15% on $ 112.90', '$ 16.94'], ['Total', '$ 279.84']]));
+    expect(extractFields(odoo).filter((f) => ['subtotal', 'tax_amount', 'total_amount'].includes(f.field)).map((f) => [f.field, f.value])).toEqual([
+      ['subtotal', '262.90'],
+      ['tax_amount', '16.94'],
+      ['total_amount', '279.84'],
+    ]);
   });
 
   it('reads the digits after "Card No" as a card number, never as an amount paid by card', () => {

@@ -1,4 +1,4 @@
-import { isKnownLabel, type ValueKind } from '../labels.js';
+import { isKnownLabel, isRateBase, type ValueKind } from '../labels.js';
 import { currencyOf, type DateOrder, ibanValid, parseAmount, parseCompactDate, parseDate } from '../normalise.js';
 import { EMAIL, PHONE } from '../patterns.js';
 import { isLegalFormOnly } from '../legal-forms.js';
@@ -24,7 +24,8 @@ export function readValue(kind: ValueKind, text: string, order: DateOrder): Read
       return date.ambiguous ? { value: date.value, quality: 0.8, note: `day and month could be swapped; read ${order}` } : { value: date.value, quality: 1 };
     }
     case 'amount': {
-      if (!/\d/.test(raw) || parseDate(raw)) return null;
+      // "on $ 112.90" beside "Tax 15%" is what the rate is taken of; the tax stands further right.
+      if (!/\d/.test(raw) || parseDate(raw) || isRateBase(raw)) return null;
       const parsed = parseAmount(raw);
       // A figure inside a word ("EXCL.G5T", OCR's S read as 5) is no amount.
       const at = parsed ? raw.indexOf(parsed.matched) : -1;
