@@ -362,6 +362,14 @@ describe('contacts', () => {
   it('takes no phone number from a line with an IBAN', () => {
     expect(run(contacts, invoice)).toEqual([]);
   });
+
+  it('finds a North American number printed with its area code in brackets, and no other run of figures in brackets', () => {
+    const doc = layoutDocument(sheet(['(870)-931-0505 azure.interior@example.com', 'Call (212) 555 0147', 'Order (123) 4567-8901', 'Ref (001)234-56789']));
+    expect(found(contacts, doc).filter((c) => c.field === 'phone')).toEqual([
+      { field: 'phone', value: '(870)-931-0505', explanation: 'North American phone number pattern on page 1' },
+      { field: 'phone', value: '(212) 555 0147', explanation: 'North American phone number pattern on page 1' },
+    ]);
+  });
 });
 
 describe('numberSign', () => {

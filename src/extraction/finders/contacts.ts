@@ -1,5 +1,5 @@
 import { ibanValid } from '../normalise.js';
-import { EMAIL, IBAN, IBAN_ANYWHERE, INTERNATIONAL_PHONE } from '../patterns.js';
+import { EMAIL, IBAN, IBAN_ANYWHERE, INTERNATIONAL_PHONE, NORTH_AMERICAN_PHONE } from '../patterns.js';
 import { spanOf } from './words.js';
 import type { Candidate, Finder, Located } from './types.js';
 
@@ -17,7 +17,7 @@ export const ibans: Finder = (ctx) =>
     }),
   );
 
-/** E-mail addresses and international phone numbers outside the customer's block. */
+/** E-mail addresses and phone numbers of an international or North American shape outside the customer's block. */
 export const contacts: Finder = (ctx) => {
   const out: Candidate[] = [];
   for (const located of ctx.lines) {
@@ -30,6 +30,9 @@ export const contacts: Finder = (ctx) => {
     for (const match of text.matchAll(INTERNATIONAL_PHONE)) {
       const digits = match[0].replace(/\D/g, '').length;
       if (digits >= 8 && digits <= 15) out.push({ field: 'phone', value: match[0].replace(/\s+/g, ' ').trim(), score: 0.65, explanation: `international phone number pattern on page ${located.page}`, ...at(located, match) });
+    }
+    for (const match of text.matchAll(NORTH_AMERICAN_PHONE)) {
+      out.push({ field: 'phone', value: match[0], score: 0.6, explanation: `North American phone number pattern on page ${located.page}`, ...at(located, match) });
     }
   }
   return out;
