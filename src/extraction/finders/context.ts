@@ -27,9 +27,14 @@ function alike(read: string, meant: string): boolean {
  * ("Bandar" in a Malay address, one letter from "bundar", rounding; "partir" in French).
  */
 function ocrPairs(page: PageText, isLabel: (phrase: string) => boolean): LabelValue[] {
+  // Layout asks about each phrase several times, and the pairs' labels are phrases it asked about.
+  const meant = new Map<string, string | null>();
   const misread = (phrase: string) => {
-    const mended = mendLabelWords(phrase);
-    return mended !== phrase && alike(phrase, mended) && isKnownLabel(mended) ? mended : null;
+    if (!meant.has(phrase)) {
+      const mended = mendLabelWords(phrase);
+      meant.set(phrase, mended !== phrase && alike(phrase, mended) && isKnownLabel(mended) ? mended : null);
+    }
+    return meant.get(phrase)!;
   };
   return findPairs(page, (phrase) => isLabel(phrase) || misread(phrase) !== null).map((pair) => ({ ...pair, label: misread(pair.label) ?? pair.label }));
 }
