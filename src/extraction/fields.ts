@@ -70,8 +70,9 @@ function otherLabelledFields(ctx: FinderContext): FoundField[] {
     let name = snakeCase(pair.label);
     if (!name) continue;
     if (names.has(name) && isCanonicalField(name)) name = `${name}_2`;
+    if (names.has(name)) continue;
     const value = otherFieldValue(match, pair, ctx);
-    if (names.has(name) || value === null) continue;
+    if (value === null) continue;
     names.add(name);
     out.push({
       field: name,
