@@ -121,7 +121,6 @@ describe("the pipeline thread's logs", () => {
     await thread.close();
     expect(await rejection(thread.extract({ bytes: Buffer.from('x'), contentType: 'image/png' }))).toMatchObject({ code: 'interrupted' });
   });
-
 });
 
 describe('a pipeline thread that dies', () => {
